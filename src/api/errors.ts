@@ -1,0 +1,48 @@
+/**
+ * The one place that turns errors into HTTP answers with Neutron's body
+ * `{"NeutronError": {"type", "message", "detail"}}`.
+ *
+ * Known errors keep their type and status. Anything else is a bug on our side: it is logged with
+ * the request id and answered with Neutron's generic 500 text, never with internals.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { NeutronError, httpError } from '../core/errors.js';
+
+export interface ErrorBody {
+  NeutronError: { type: string; message: string; detail: string };
+}
+
+export function errorBody(error: NeutronError): ErrorBody {
+  return { NeutronError: { type: error.type, message: error.message, detail: error.detail } };
+}
+
+/** Maps framework errors (oversized body, aborted request) to what Neutron answers. */
+function fromFrameworkError(error: FastifyError): NeutronError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return httpError('HTTPRequestEntityTooLarge', 'Request is too large.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return httpError('HTTPBadRequest', 'Body contains invalid data');
+    default:
+      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+        return httpError('HTTPBadRequest', 'Malformed request');
+      }
+      return null;
+  }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  let known = error instanceof NeutronError ? error : fromFrameworkError(error as FastifyError);
+  if (!known) {
+    request.log.error({ err: error }, 'request failed with an internal error');
+    known = httpError(
+      'HTTPInternalServerError',
+      'Request Failed: internal server error while processing your request.',
+    );
+  } else if (known.status >= 500) {
+    request.log.warn({ type: known.type, msg: known.message }, 'request failed');
+  }
+  return reply.code(known.status).header('content-type', 'application/json').send(errorBody(known));
+}

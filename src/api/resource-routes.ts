@@ -1,0 +1,123 @@
+/**
+ * The five routes of every collection (`GET/POST /v2.0/<path>`, `GET/PUT/DELETE /v2.0/<path>/<id>`),
+ * generic over the resource: parse the query or body, call the core service, render the views
+ * (policy-hidden attributes removed, `fields` applied), add pagination links.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { prepareRequestBody } from '../core/attributes.js';
+import type { RequestContext } from '../core/context.js';
+import { BadRequest, HTTPBadRequest } from '../core/errors.js';
+import type { Precondition, ResourceService, View } from '../core/resource.js';
+import { parseFields, parseListQuery, paginationLinks, type RawQuery } from './query.js';
+import { baseUrl, jsonBody, route, type ApiDeps } from './server.js';
+
+/**
+ * Removes what the caller may not see (attributes whose `get_<res>:<attr>` rule fails, judged on
+ * the first item as Neutron does) and keeps only the requested `fields`.
+ */
+export function renderViews(
+  deps: ApiDeps,
+  ctx: RequestContext,
+  service: ResourceService,
+  views: View[],
+  fields: string[] | undefined,
+): View[] {
+  if (views.length === 0) return views;
+  const spec = service.spec;
+  const candidates = Object.keys(views[0]!).filter((k) => spec.attributes[k]?.visible !== false);
+  const readable = deps.authorizer.readableAttributes(ctx, spec.name, views[0]!, candidates);
+  if (!readable.has('project_id') || !readable.has('tenant_id')) {
+    readable.delete('project_id');
+    readable.delete('tenant_id');
+  }
+  const keep = fields ? new Set(fields.filter((f) => readable.has(f))) : readable;
+  return views.map((view) => {
+    const out: View = {};
+    for (const key of Object.keys(view)) if (keep.has(key)) out[key] = view[key];
+    return out;
+  });
+}
+
+/**
+ * `If-Match: revision_number=N` (webob's strong ETag list; a header with no quoted tag is one
+ * tag). Other tags are ignored; two revision tags or a non-integer are refused.
+ */
+export function parseIfMatch(header: string | string[] | undefined): Precondition {
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (!value || value.trim() === '*') return {};
+  const quoted = [...value.matchAll(/(?:^|\s)(W\/)?"((?:\\"|.)*?)"/g)];
+  const tags = quoted.length ? quoted.filter((m) => !m[1]).map((m) => m[2]!) : [value];
+  let revisionNumber: number | undefined;
+  for (const tag of tags) {
+    if (!tag.startsWith('revision_number=')) continue;
+    if (revisionNumber !== undefined) {
+      throw BadRequest({ resource: 'if-match', msg: 'Multiple revision_number etags are not supported.' });
+    }
+    const rest = tag.slice('revision_number='.length);
+    if (!/^\s*[-+]?\d+\s*$/.test(rest)) {
+      throw BadRequest({ resource: 'if-match', msg: 'Revision number etag must be in the format of revision_number=<int>' });
+    }
+    revisionNumber = Number(rest.trim());
+  }
+  return { revisionNumber };
+}
+
+export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, service: ResourceService): void {
+  const spec = service.spec;
+  const collectionUrl = `/v2.0/${spec.path}`;
+  const memberUrl = `${collectionUrl}/:id`;
+  const maxLimit = deps.config.pagination_max_limit;
+  const query = (request: FastifyRequest) => request.query as RawQuery;
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+  route(app, collectionUrl, {
+    GET: async (request) => {
+      const q = query(request);
+      const list = parseListQuery(spec, q, { maxLimit });
+      const views = await service.list(request.ctx, list);
+      const body: Record<string, unknown> = {
+        [spec.collection]: renderViews(deps, request.ctx, service, views, parseFields(q)),
+      };
+      const links = paginationLinks(baseUrl(request), request.url.split('?')[0]!, q, list, views);
+      if (links.length) body[`${spec.collection}_links`] = links;
+      return body;
+    },
+    POST: async (request, reply) => {
+      const { items, bulk } = prepareRequestBody(request.ctx, spec, jsonBody(request), true);
+      const views = renderViews(deps, request.ctx, service, await service.create(request.ctx, items), parseFields(query(request)));
+      reply.code(201);
+      return bulk ? { [spec.collection]: views } : { [spec.name]: views[0] };
+    },
+    // Neutron looks the resource up with id None before it notices there is no id.
+    PUT: async () => {
+      throw service.notFound(null);
+    },
+    DELETE: async () => {
+      throw service.notFound(null);
+    },
+  });
+
+  route(app, memberUrl, {
+    GET: async (request) => {
+      const q = query(request);
+      parseListQuery(spec, q, { maxLimit }); // validated, as Neutron does, though a show ignores filters
+      const view = await service.show(request.ctx, idOf(request));
+      return { [spec.name]: renderViews(deps, request.ctx, service, [view], parseFields(q))[0] };
+    },
+    PUT: async (request) => {
+      const { items } = prepareRequestBody(request.ctx, spec, jsonBody(request), false);
+      const precondition = parseIfMatch(request.headers['if-match']);
+      const view = await service.update(request.ctx, idOf(request), items[0]!, precondition);
+      return { [spec.name]: renderViews(deps, request.ctx, service, [view], parseFields(query(request)))[0] };
+    },
+    DELETE: async (request, reply) => {
+      const precondition = parseIfMatch(request.headers['if-match']);
+      if (typeof request.body === 'string' && request.body.length > 0) {
+        await service.show(request.ctx, idOf(request)); // an invisible resource is a 404 first
+        throw HTTPBadRequest('Request body is not supported in DELETE.');
+      }
+      await service.delete(request.ctx, idOf(request), precondition);
+      return reply.code(204).send();
+    },
+  });
+}

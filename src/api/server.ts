@@ -1,0 +1,142 @@
+/**
+ * The HTTP server: request ids, the caller's context, JSON bodies, Neutron's 404/405 answers, and
+ * the registration of every route module.
+ *
+ * Route modules only translate HTTP to core calls; this module owns what is common to all of them.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { RequestContext } from '../core/context.js';
+import { HTTPBadRequest, HTTPNotFound, httpError } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { PolicyAuthorizer } from '../auth/policy.js';
+import { noauthContext } from '../auth/noauth.js';
+import { sendError } from './errors.js';
+import { registerResourceRoutes } from './resource-routes.js';
+import { registerTagRoutes } from './tag-routes.js';
+import { registerQuotaRoutes } from './quota-routes.js';
+import { registerDiscoveryRoutes } from './discovery-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling: built once per request by the auth hook. */
+    ctx: RequestContext;
+  }
+}
+
+export interface ApiDeps {
+  readonly config: Config;
+  readonly services: Services;
+  readonly authorizer: PolicyAuthorizer;
+  readonly logger: Logger;
+}
+
+/** Methods a route answers 405 to when it does not serve them. */
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+export type Method = (typeof ALL_METHODS)[number];
+
+/**
+ * Registers `handlers` on `url` and answers every other method with Neutron's 405, so a known path
+ * with a wrong method never looks like an unknown path.
+ */
+export function route(
+  app: FastifyInstance,
+  url: string,
+  handlers: Partial<Record<Method, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>,
+): void {
+  for (const [method, handler] of Object.entries(handlers)) app.route({ method, url, handler });
+  const others = ALL_METHODS.filter((m) => !(m in handlers));
+  if (others.length) {
+    app.route({
+      method: others as unknown as string[],
+      url,
+      handler: async () => {
+        throw httpError(
+          'HTTPMethodNotAllowed',
+          'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+        );
+      },
+    });
+  }
+}
+
+/** The request body as JSON, or undefined when empty; anything but a JSON object is refused. */
+export function jsonBody(request: FastifyRequest): unknown {
+  const raw = request.body;
+  if (typeof raw !== 'string' || raw.length === 0) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw HTTPBadRequest('Body contains invalid data');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw HTTPBadRequest('Body contains invalid data');
+  }
+  return parsed;
+}
+
+/** `scheme://host` of the request, for the links Neutron puts in responses. */
+export function baseUrl(request: FastifyRequest): string {
+  const forwarded = request.headers['x-forwarded-proto'];
+  const scheme = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? request.protocol;
+  return `${scheme}://${request.headers.host ?? 'localhost'}`;
+}
+
+/** `/v2.0/networks.json` → `/v2.0/networks`; the query string is kept. */
+function stripJsonSuffix(url: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.endsWith('.json')) return url;
+  return path.slice(0, -'.json'.length) + (q < 0 ? '' : url.slice(q));
+}
+
+export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
+  const { config, logger } = deps;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    genReqId: () => `req-${randomUUID()}`,
+    requestIdLogLabel: 'request_id',
+    bodyLimit: config.max_request_body_size,
+    ignoreTrailingSlash: true,
+    ignoreDuplicateSlashes: true,
+    exposeHeadRoutes: false,
+    rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
+    routerOptions: { maxParamLength: 1024 },
+  });
+
+  // Neutron reads the body as JSON whatever its Content-Type says.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-openstack-request-id', request.id);
+    request.ctx = noauthContext(request.headers, request.id, config.noauth_default_project_id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // One line per request; headers (tokens) are never logged.
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        project: request.ctx?.projectId,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, HTTPNotFound()));
+
+  registerDiscoveryRoutes(app, deps);
+  for (const service of deps.services.resources) registerResourceRoutes(app, deps, service);
+  registerTagRoutes(app, deps);
+  registerQuotaRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,173 @@
+/**
+ * Neutron's default policy (master, `enforce_new_defaults`), as one table a reader can audit.
+ *
+ * Each entry is a rule name from `neutron/conf/policies/*.py` and its check, written with the
+ * vocabulary below. A name that is not in the table falls back to DEFAULT (admin or owner), as
+ * oslo.policy does. Roles are taken literally: Keystone expands implied roles
+ * (admin ⇒ manager ⇒ member ⇒ reader) into the token, and noauth mode does the same.
+ */
+import type { RequestContext } from '../core/context.js';
+import type { PolicyTarget } from '../core/authorizer.js';
+
+export type Check = (ctx: RequestContext, target: PolicyTarget) => boolean;
+
+const role =
+  (name: string): Check =>
+  (ctx) =>
+    ctx.roles.includes(name);
+
+const ownerOf =
+  (field: string): Check =>
+  (ctx, t) =>
+    ctx.projectId !== null && t[field] === ctx.projectId;
+
+const both =
+  (...checks: Check[]): Check =>
+  (ctx, t) =>
+    checks.every((c) => c(ctx, t));
+const either =
+  (...checks: Check[]): Check =>
+  (ctx, t) =>
+    checks.some((c) => c(ctx, t));
+const not =
+  (check: Check): Check =>
+  (ctx, t) =>
+    !check(ctx, t);
+
+// ---- the vocabulary (policy.md §1) ------------------------------------------------------------
+export const ADMIN = role('admin');
+export const SERVICE = role('service');
+const ADVSVC = role('advsvc');
+const READER_ANY = role('reader');
+const PROJECT_READER = both(role('reader'), ownerOf('project_id'));
+const PROJECT_MEMBER = both(role('member'), ownerOf('project_id'));
+const PROJECT_MANAGER = both(role('manager'), ownerOf('project_id'));
+const NET_OWNER_READER = both(role('reader'), ownerOf('network:project_id'));
+const NET_OWNER_MEMBER = both(role('member'), ownerOf('network:project_id'));
+const NET_OWNER_MANAGER = both(role('manager'), ownerOf('network:project_id'));
+const SG_OWNER_READER = both(role('reader'), ownerOf('security_group:project_id'));
+const SG_OWNER_MEMBER = both(role('member'), ownerOf('security_group:project_id'));
+const ADMIN_OR_SERVICE = either(ADMIN, SERVICE);
+const ADMIN_OR_PROJECT_READER = either(ADMIN, PROJECT_READER);
+const ADMIN_OR_PROJECT_MEMBER = either(ADMIN, PROJECT_MEMBER);
+const ADMIN_OR_PROJECT_MANAGER = either(ADMIN, PROJECT_MANAGER);
+const ADMIN_OR_NET_OWNER_READER = either(ADMIN, NET_OWNER_READER);
+const ADMIN_OR_NET_OWNER_MEMBER = either(ADMIN, NET_OWNER_MEMBER);
+/** The network is shared with the caller (`shared` on networks and subnets, `network:shared` on ports). */
+const SHARED_NET: Check = (_ctx, t) => t.shared === true || t['network:shared'] === true;
+const EXTERNAL_NET: Check = (_ctx, t) => t['router:external'] === true;
+const SHARED_SG: Check = (_ctx, t) => t.shared === true;
+const NETWORK_DEVICE: Check = (_ctx, t) => typeof t.device_owner === 'string' && t.device_owner.startsWith('network:');
+
+/** oslo's fallback for unregistered names: `rule:admin_or_owner`, no role needed. */
+export const DEFAULT: Check = either(ADMIN, ownerOf('project_id'));
+
+export const POLICY_RULES: Readonly<Record<string, Check>> = {
+  // ---- networks (neutron/conf/policies/network.py) ----
+  create_network: ADMIN_OR_PROJECT_MEMBER,
+  'create_network:shared': ADMIN,
+  'create_network:router:external': ADMIN,
+  'create_network:is_default': ADMIN,
+  'create_network:port_security_enabled': ADMIN_OR_PROJECT_MEMBER,
+  'create_network:segments': ADMIN,
+  'create_network:provider:network_type': ADMIN,
+  'create_network:provider:physical_network': ADMIN,
+  'create_network:provider:segmentation_id': ADMIN,
+  'create_network:tags': ADMIN_OR_PROJECT_MEMBER,
+  get_network: either(ADMIN_OR_PROJECT_READER, SERVICE, SHARED_NET, EXTERNAL_NET, ADVSVC),
+  'get_network:segments': ADMIN,
+  'get_network:provider:network_type': ADMIN,
+  'get_network:provider:physical_network': ADMIN,
+  'get_network:provider:segmentation_id': ADMIN,
+  'get_network:tags': either(ADMIN_OR_PROJECT_READER, SHARED_NET, EXTERNAL_NET, ADVSVC),
+  update_network: ADMIN_OR_PROJECT_MEMBER,
+  'update_network:segments': ADMIN,
+  'update_network:shared': ADMIN,
+  'update_network:provider:network_type': ADMIN,
+  'update_network:provider:physical_network': ADMIN,
+  'update_network:provider:segmentation_id': ADMIN,
+  'update_network:router:external': ADMIN,
+  'update_network:is_default': ADMIN,
+  'update_network:port_security_enabled': ADMIN_OR_PROJECT_MEMBER,
+  'update_network:tags': ADMIN_OR_PROJECT_MEMBER,
+  delete_network: ADMIN_OR_PROJECT_MEMBER,
+  'delete_network:tags': ADMIN_OR_PROJECT_MEMBER,
+
+  // ---- subnets (subnet.py) ----
+  create_subnet: ADMIN_OR_NET_OWNER_MEMBER,
+  'create_subnet:segment_id': ADMIN,
+  'create_subnet:service_types': ADMIN,
+  'create_subnet:tags': either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+  get_subnet: either(PROJECT_READER, SHARED_NET, EXTERNAL_NET, ADMIN_OR_NET_OWNER_READER, SERVICE),
+  'get_subnet:segment_id': ADMIN,
+  'get_subnet:tags': either(PROJECT_READER, SHARED_NET, EXTERNAL_NET, ADMIN_OR_NET_OWNER_READER),
+  update_subnet: either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+  'update_subnet:segment_id': ADMIN,
+  'update_subnet:service_types': ADMIN,
+  'update_subnet:tags': either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+  delete_subnet: either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+  'delete_subnet:tags': either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+
+  // ---- ports (port.py) ----
+  create_port: either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, SHARED_NET),
+  'create_port:device_id': either(ADMIN_OR_PROJECT_MEMBER, SERVICE),
+  'create_port:device_owner': either(not(NETWORK_DEVICE), ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'create_port:mac_address': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'create_port:fixed_ips': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, SHARED_NET),
+  'create_port:fixed_ips:ip_address': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'create_port:fixed_ips:subnet_id': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, SHARED_NET),
+  'create_port:port_security_enabled': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'create_port:binding:host_id': ADMIN_OR_SERVICE,
+  'create_port:binding:profile': SERVICE,
+  'create_port:binding:vnic_type': either(ADMIN_OR_PROJECT_MEMBER, SERVICE),
+  'create_port:allowed_address_pairs': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'create_port:allowed_address_pairs:mac_address': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'create_port:allowed_address_pairs:ip_address': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'create_port:tags': either(ADMIN_OR_PROJECT_MEMBER, ADVSVC),
+  get_port: either(ADMIN_OR_SERVICE, NET_OWNER_READER, PROJECT_READER),
+  'get_port:binding:vif_type': ADMIN_OR_SERVICE,
+  'get_port:binding:vif_details': ADMIN_OR_SERVICE,
+  'get_port:binding:host_id': ADMIN_OR_SERVICE,
+  'get_port:binding:profile': ADMIN_OR_SERVICE,
+  'get_port:resource_request': ADMIN,
+  'get_port:tags': either(ADVSVC, ADMIN_OR_NET_OWNER_READER, PROJECT_READER),
+  update_port: either(ADMIN_OR_SERVICE, PROJECT_MEMBER),
+  'update_port:device_id': either(ADMIN_OR_PROJECT_MEMBER, SERVICE),
+  'update_port:device_owner': either(not(NETWORK_DEVICE), ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'update_port:mac_address': either(ADMIN_OR_SERVICE, NET_OWNER_MANAGER),
+  'update_port:fixed_ips': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'update_port:fixed_ips:ip_address': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'update_port:fixed_ips:subnet_id': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, SHARED_NET),
+  'update_port:port_security_enabled': either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER),
+  'update_port:binding:host_id': ADMIN_OR_SERVICE,
+  'update_port:binding:profile': SERVICE,
+  'update_port:binding:vnic_type': either(ADMIN_OR_SERVICE, PROJECT_MEMBER),
+  'update_port:allowed_address_pairs': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'update_port:allowed_address_pairs:mac_address': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'update_port:allowed_address_pairs:ip_address': either(ADMIN_OR_NET_OWNER_MEMBER, SERVICE),
+  'update_port:tags': either(ADMIN_OR_PROJECT_MEMBER, ADVSVC),
+  delete_port: either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, PROJECT_MEMBER),
+  'delete_port:tags': either(ADVSVC, PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
+
+  // ---- security groups (security_group.py) ----
+  create_security_group: ADMIN_OR_PROJECT_MEMBER,
+  get_security_group: either(ADMIN_OR_PROJECT_READER, SHARED_SG),
+  update_security_group: ADMIN_OR_PROJECT_MEMBER,
+  delete_security_group: ADMIN_OR_PROJECT_MEMBER,
+  'create_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
+  'get_security_group:tags': either(ADMIN_OR_PROJECT_READER, SHARED_SG),
+  'update_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
+  'delete_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
+  create_security_group_rule: either(ADMIN, SG_OWNER_MEMBER),
+  get_security_group_rule: either(ADMIN, SG_OWNER_READER),
+  delete_security_group_rule: either(ADMIN, SG_OWNER_MEMBER),
+
+  // ---- quotas (quotas.py): the target is always the caller's own project ----
+  get_quota: ADMIN_OR_PROJECT_MANAGER,
+  update_quota: ADMIN,
+  delete_quota: ADMIN,
+
+  // ---- network IP availability, availability zones (network_ip_availability.py, availability_zone.py) ----
+  get_network_ip_availability: ADMIN_OR_SERVICE,
+  get_availability_zone: READER_ANY,
+};

@@ -1,0 +1,123 @@
+/**
+ * The policy engine: evaluates `policy-rules.ts` the way Neutron's `neutron/policy.py` does.
+ *
+ * Writes check `<action>_<res>` AND one `<action>_<res>:<attr>` rule per attribute the request
+ * sets explicitly (with `enforce_policy`), and a refusal names that whole tree. Reads drop the
+ * attributes whose `get_<res>:<attr>` rule fails. Nothing here knows about the database: targets
+ * arrive complete from core.
+ */
+import type { AttributeSpec, ResourceSpec } from '../core/attributes.js';
+import type { Authorizer, PolicyTarget } from '../core/authorizer.js';
+import type { RequestContext } from '../core/context.js';
+import { HTTPNotFound, PolicyNotAuthorized } from '../core/errors.js';
+import { isPlainObject, jsonEqual } from '../core/validators.js';
+import { DEFAULT, POLICY_RULES, type Check } from './policy-rules.js';
+
+function ruleFor(name: string): Check {
+  return POLICY_RULES[name] ?? DEFAULT;
+}
+
+/** A node of the rule tree, printed as oslo.policy prints it. */
+type RuleTree = { rule: string } | { and: RuleTree[] };
+
+function printTree(tree: RuleTree): string {
+  return 'rule' in tree ? `rule:${tree.rule}` : `(${tree.and.map(printTree).join(' and ')})`;
+}
+
+function evaluate(tree: RuleTree, ctx: RequestContext, target: PolicyTarget): boolean {
+  return 'rule' in tree ? ruleFor(tree.rule)(ctx, target) : tree.and.every((t) => evaluate(t, ctx, target));
+}
+
+/** Sub-rules for list-of-dict attributes (`fixed_ips:ip_address`), one per key per element. */
+function subAttributeRules(ruleName: string, attr: AttributeSpec, value: unknown): RuleTree | undefined {
+  if (!attr.policySubKeys || !Array.isArray(value)) return undefined;
+  const rules: RuleTree[] = [];
+  for (const item of value) {
+    if (isPlainObject(item)) for (const key of Object.keys(item)) rules.push({ rule: `${ruleName}:${key}` });
+  }
+  return rules.length ? { and: rules } : undefined;
+}
+
+/** `_build_match_rule`: the action, AND-ed left-deep with each explicitly set attribute's rule. */
+function buildWriteRule(
+  action: string,
+  spec: ResourceSpec,
+  attributes: Readonly<Record<string, unknown>>,
+  isExplicit: (name: string, attr: AttributeSpec, value: unknown) => boolean,
+): RuleTree {
+  let tree: RuleTree = { rule: action };
+  for (const [name, attr] of Object.entries(spec.attributes)) {
+    if (!attr.enforcePolicy || !(name in attributes)) continue;
+    const value = attributes[name];
+    if (!isExplicit(name, attr, value)) continue;
+    let attrTree: RuleTree = { rule: `${action}:${name}` };
+    const sub = subAttributeRules(`${action}:${name}`, attr, value);
+    if (sub) attrTree = { and: [attrTree, sub] };
+    tree = { and: [tree, attrTree] };
+  }
+  return tree;
+}
+
+/** On POST an attribute counts when it differs from its default (`_is_attribute_explicitly_set`). */
+function explicitOnCreate(_name: string, attr: AttributeSpec, value: unknown): boolean {
+  return !('default' in attr) || !jsonEqual(value, attr.default);
+}
+
+export function createPolicyAuthorizer(): Authorizer & {
+  readableAttributes(
+    ctx: RequestContext,
+    resource: string,
+    sample: PolicyTarget,
+    attributes: readonly string[],
+  ): Set<string>;
+} {
+  const deny = (tree: RuleTree) => PolicyNotAuthorized({ rule: printTree(tree) });
+
+  const authorizer = {
+    enforceCreate(ctx: RequestContext, spec: ResourceSpec, target: PolicyTarget) {
+      const tree = buildWriteRule(`create_${spec.name}`, spec, target, explicitOnCreate);
+      if (!evaluate(tree, ctx, target)) throw deny(tree);
+    },
+    enforceUpdate(
+      ctx: RequestContext,
+      spec: ResourceSpec,
+      target: PolicyTarget,
+      body: Readonly<Record<string, unknown>>,
+    ) {
+      const tree = buildWriteRule(`update_${spec.name}`, spec, body, () => true);
+      if (evaluate(tree, ctx, target)) return;
+      if (!ruleFor(`get_${spec.name}`)(ctx, target)) throw HTTPNotFound();
+      throw deny(tree);
+    },
+    enforceDelete(ctx: RequestContext, spec: ResourceSpec, target: PolicyTarget) {
+      const tree: RuleTree = { rule: `delete_${spec.name}` };
+      if (evaluate(tree, ctx, target)) return;
+      if (!ruleFor(`get_${spec.name}`)(ctx, target)) throw HTTPNotFound();
+      throw deny(tree);
+    },
+    enforceRule(ctx: RequestContext, action: string, target: PolicyTarget) {
+      if (!ruleFor(action)(ctx, target)) throw deny({ rule: action });
+    },
+    canRead(ctx: RequestContext, resource: string, target: PolicyTarget) {
+      return ruleFor(`get_${resource}`)(ctx, target);
+    },
+    allows(ctx: RequestContext, action: string, target: PolicyTarget) {
+      return ruleFor(action)(ctx, target);
+    },
+    /**
+     * The attributes of `resource` the caller may see, judged on one sample item as Neutron does
+     * for a whole list. Attributes without a `get_<res>:<attr>` rule are always readable.
+     */
+    readableAttributes(ctx: RequestContext, resource: string, sample: PolicyTarget, attributes: readonly string[]) {
+      const readable = new Set<string>();
+      for (const name of attributes) {
+        const rule = POLICY_RULES[`get_${resource}:${name}`];
+        if (!rule || rule(ctx, sample)) readable.add(name);
+      }
+      return readable;
+    },
+  };
+  return authorizer;
+}
+
+export type PolicyAuthorizer = ReturnType<typeof createPolicyAuthorizer>;

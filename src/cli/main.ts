@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+/**
+ * The `octonet` command. Without arguments it runs the demo; `serve` runs the API.
+ * This module only parses arguments and hands a validated config to the pieces it starts.
+ */
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { UnsupportedDatabaseUrl } from '../store/database.js';
+import { runDemo } from './demo.js';
+import { createLogger, startServer } from './serve.js';
+
+function onSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void stop().then(() => process.exit(0));
+    });
+  }
+}
+
+const program = new Command('octonet')
+  .description('A Neutron-compatible network control plane on OVN, for Octavia load balancers')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('serve the OpenStack Networking v2.0 API')
+  .option('--config <file>', 'YAML configuration file (default: $OCTONET_CONFIG)')
+  .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:9696)')
+  .option('--database <url>', 'sqlite:PATH or postgres://user:password@host:port/db (default: sqlite in the state dir)')
+  .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
+  .addOption(new Option('--auth <mode>', 'how callers are identified').choices(['noauth']))
+  .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
+  .action(async (options: Record<string, string | undefined>) => {
+    const config = loadConfig({
+      file: options.config,
+      overrides: {
+        listen: options.listen,
+        database: options.database,
+        state_dir: options.stateDir,
+        auth: options.auth,
+        log_level: options.logLevel,
+      },
+    });
+    const logger = createLogger(config);
+    const server = await startServer(config, logger);
+    onSignals(async () => {
+      logger.info('stopping');
+      await server.close();
+    });
+  });
+
+program
+  .command('demo', { isDefault: true })
+  .description('start the API on a throw-away SQLite database and show what to try (the default)')
+  .option('--listen <host:port>', 'address to listen on', '127.0.0.1:9696')
+  .action(async (options: { listen: string }) => {
+    const demo = await runDemo(options.listen);
+    onSignals(demo.stop);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof UnsupportedDatabaseUrl) {
+    process.stderr.write(`octonet: ${error.message}\n`);
+    process.exit(2);
+  }
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(`octonet: cannot listen: address already in use (${(error as Error).message})\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`octonet: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

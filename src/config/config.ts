@@ -1,0 +1,141 @@
+/**
+ * The one typed, validated configuration object.
+ *
+ * Sources, later ones winning: built-in defaults, the YAML file (`--config` or `OCTONET_CONFIG`),
+ * `OCTONET_*` environment variables (top-level keys only), command-line flags. Every option has a
+ * default and a line of documentation here and in `docs/config.md`.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** `listen` as host and port; IPv6 hosts in brackets (`[::1]:9696`). */
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/, 'expected HOST:PORT');
+
+const networkSchema = z
+  .object({
+    /** Network types given to tenant networks created without provider attributes, in order of preference. */
+    tenant_network_types: z.array(z.enum(['geneve', 'vlan'])).default(['geneve']),
+    /** Geneve VNIs handed to tenant networks, as `MIN:MAX` ranges. */
+    geneve_vni_ranges: z.array(z.string().regex(/^\d+:\d+$/)).default(['1:65536']),
+    /** Physical networks allowed for flat provider networks (`*` allows any). */
+    flat_networks: z.array(z.string()).default(['physnet1']),
+    /** Physical networks for VLAN networks: `PHYSNET` (provider VLANs only) or `PHYSNET:MIN:MAX` (also tenant VLANs). */
+    network_vlan_ranges: z.array(z.string().regex(/^[^:\s]+(:\d+:\d+)?$/)).default(['physnet1:100:199']),
+    /** MTU of the underlying physical network; tunnelled networks subtract their overhead from it. */
+    global_physnet_mtu: z.number().int().min(68).default(1500),
+    /** Largest tunnel header (OVN uses 38 bytes for geneve with its options). */
+    max_header_size: z.number().int().min(0).default(38),
+    /** Per-physnet MTU overrides: `{physnet1: 9000}`. */
+    physical_network_mtus: z.record(z.string(), z.number().int().min(68)).default({}),
+    /** Domain of the `dns_assignment` FQDNs of ports (Neutron's `dns_domain`). */
+    dns_domain: z.string().default('openstacklocal'),
+    /** MAC prefix of generated port MACs; the last three octets are random. */
+    base_mac: z
+      .string()
+      .regex(/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/)
+      .default('fa:16:3e:00:00:00'),
+    /** Most DNS servers a subnet may list. */
+    max_dns_nameservers: z.number().int().min(0).default(5),
+    /** Most host routes a subnet may list. */
+    max_subnet_host_routes: z.number().int().min(0).default(20),
+    /** Most allowed address pairs a port may list. */
+    max_allowed_address_pair: z.number().int().min(0).default(10),
+  })
+  .strict();
+
+const quotaSchema = z
+  .object({
+    network: z.number().int().min(-1).default(100),
+    subnet: z.number().int().min(-1).default(100),
+    port: z.number().int().min(-1).default(500),
+    router: z.number().int().min(-1).default(10),
+    floatingip: z.number().int().min(-1).default(50),
+    security_group: z.number().int().min(-1).default(10),
+    security_group_rule: z.number().int().min(-1).default(100),
+    rbac_policy: z.number().int().min(-1).default(10),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    /** Where the API listens. */
+    listen: hostPort.default('127.0.0.1:9696'),
+    /** Directory for octonet's own files (the default SQLite database). */
+    state_dir: z.string().default(defaultStateDir()),
+    /** `sqlite:PATH` or `postgres://user:password@host:port/db`; default: `sqlite:<state_dir>/octonet.db`. */
+    database: z.string().optional(),
+    /** Connections per process to PostgreSQL. */
+    database_pool_size: z.number().int().min(1).default(10),
+    /** `noauth`: identity from trusted X-User-Id / X-Project-Id / X-Roles headers. */
+    auth: z.enum(['noauth']).default('noauth'),
+    /** noauth: the project of a caller that sends no X-Project-Id (who is then admin), as Neutron's noauth. */
+    noauth_default_project_id: z.string().min(1).default('fake_project_id'),
+    /** `fatal`, `error`, `warn`, `info`, `debug` or `trace`. */
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Largest `limit` a list may use; -1 for no limit (Neutron's `pagination_max_limit`). */
+    pagination_max_limit: z.number().int().min(-1).default(-1),
+    /** Largest request body accepted, in bytes. */
+    max_request_body_size: z.number().int().min(1024).default(1048576),
+    network: networkSchema.default(networkSchema.parse({})),
+    /** Default per-project limits; -1 is unlimited. Projects' own limits live in the database. */
+    quotas: quotaSchema.default(quotaSchema.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema> & { database: string };
+export type NetworkConfig = Config['network'];
+export type QuotaDefaults = Config['quotas'];
+
+function defaultStateDir(): string {
+  if (process.getuid?.() === 0) return '/var/lib/octonet';
+  return join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'octonet');
+}
+
+/** The top-level keys that `OCTONET_<KEY>` environment variables may set. */
+const ENV_KEYS = ['listen', 'state_dir', 'database', 'auth', 'log_level', 'noauth_default_project_id'] as const;
+
+export class ConfigError extends Error {}
+
+export interface ConfigSources {
+  /** A YAML file; `OCTONET_CONFIG` when not given. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values from command-line flags, already in config-key form. */
+  overrides?: Record<string, unknown>;
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? process.env;
+  const file = sources.file ?? env.OCTONET_CONFIG;
+  let raw: Record<string, unknown> = {};
+  if (file) {
+    try {
+      raw = (parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown> | null) ?? {};
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+    }
+  }
+  for (const key of ENV_KEYS) {
+    const value = env[`OCTONET_${key.toUpperCase()}`];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const [key, value] of Object.entries(sources.overrides ?? {})) {
+    if (value !== undefined) raw[key] = value;
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${issues.join('\n  ')}`);
+  }
+  const config = parsed.data;
+  return { ...config, database: config.database ?? `sqlite:${join(config.state_dir, 'octonet.db')}` };
+}
+
+/** The `listen` option as what `server.listen` takes. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const i = listen.lastIndexOf(':');
+  return { host: listen.slice(0, i).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(i + 1)) };
+}

@@ -1,0 +1,333 @@
+/**
+ * Networks: create (with segment reservation, MTU, sharing, external flag), show and list with
+ * Neutron's visibility, update (including VLAN re-numbering), delete (with its ports' check).
+ *
+ * Every write is one transaction; drivers see `{current, original}` after it commits.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PolicyTarget } from '../authorizer.js';
+import type { RequestContext } from '../context.js';
+import type { CoreDeps } from '../deps.js';
+import { writeTransaction } from '../deps.js';
+import {
+  AvailabilityZoneNotFound,
+  ExternalNetworkInUse,
+  InvalidInput,
+  InvalidSharedSetting,
+  NetworkInUse,
+  NetworkNotFound,
+} from '../errors.js';
+import type { ListQuery } from '../list-query.js';
+import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { timestamp } from '../standard-attributes.js';
+import { checkRevision } from '../revisions.js';
+import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
+import type { Db, Tx } from '../../store/database.js';
+import {
+  ACCESS_AS_SHARED,
+  deleteNetworkRow,
+  deleteWildcardRbac,
+  foreignPortProjects,
+  getNetworkRecord,
+  insertNetwork,
+  insertRbac,
+  insertSegment,
+  isSharedWith,
+  listNetworkRecords,
+  loadNetworkRecords,
+  lockNetworkRow,
+  networkVisibility,
+  setExternal,
+  updateNetworkRow,
+  updateSegmentationId,
+  type NetworkRecord,
+} from '../../store/networks.js';
+import { TRUE } from '../../store/list.js';
+import { toBool, type NetworkTable } from '../../store/schema.js';
+import { deleteNetworkContents, portsBlockingNetworkDelete, hasRouterGatewayPorts } from '../../store/ports.js';
+import { NETWORK_SPEC } from './attributes.js';
+import {
+  allocateTenantSegment,
+  maxMtu,
+  requestedSegment,
+  reserveProviderSegment,
+  storedKey,
+  type Segment,
+} from './segments.js';
+
+/** Ports deleted together with their network rather than blocking its deletion. */
+export const AUTO_DELETE_PORT_OWNERS = ['network:dhcp', 'network:distributed', 'network:floatingip_agent_gateway'];
+
+export function segmentOf(record: NetworkRecord): Segment {
+  const s = record.segments[0];
+  if (!s) return { network_type: 'geneve', physical_network: null, segmentation_id: null };
+  return {
+    network_type: s.network_type as Segment['network_type'],
+    physical_network: s.physical_network || null,
+    segmentation_id: s.network_type === 'flat' ? null : s.segmentation_id,
+  };
+}
+
+/** Admins and services see every network; others their own and those shared with them. */
+export function canSeeNetwork(ctx: RequestContext, record: NetworkRecord): boolean {
+  if (ctx.isAdmin || ctx.isService) return true;
+  if (record.row.project_id === ctx.projectId) return true;
+  return record.rbac.some((r) => r.target_project === '*' || r.target_project === ctx.projectId);
+}
+
+export class NetworkService implements ResourceService {
+  readonly spec = NETWORK_SPEC;
+
+  constructor(private readonly deps: CoreDeps) {}
+
+  notFound(id: string | null): Error {
+    return NetworkNotFound({ net_id: id });
+  }
+
+  view(record: NetworkRecord, ctx: RequestContext): View {
+    const { row } = record;
+    const segment = segmentOf(record);
+    return {
+      id: row.id,
+      name: row.name,
+      tenant_id: row.project_id,
+      admin_state_up: toBool(row.admin_state_up),
+      mtu: row.mtu,
+      status: row.status,
+      subnets: record.subnetIds,
+      shared: isSharedWith(record, ctx.projectId),
+      availability_zone_hints: JSON.parse(row.availability_zone_hints) as string[],
+      availability_zones: [],
+      'router:external': record.external,
+      description: row.description,
+      port_security_enabled: toBool(row.port_security_enabled),
+      dns_domain: row.dns_domain,
+      tags: record.tags,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      revision_number: row.revision_number,
+      project_id: row.project_id,
+      'provider:network_type': segment.network_type,
+      'provider:physical_network': segment.physical_network,
+      'provider:segmentation_id': segment.segmentation_id,
+    };
+  }
+
+  /** A network the caller may see, or NetworkNotFound. For subnets and ports to build on. */
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<NetworkRecord> {
+    const record = await getNetworkRecord(db, id);
+    if (!record || !canSeeNetwork(ctx, record)) throw this.notFound(id);
+    return record;
+  }
+
+  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
+    const scope = ctx.isAdmin || ctx.isService ? TRUE : networkVisibility(ctx.projectId);
+    const { records, markerFound } = await listNetworkRecords(
+      { store: this.deps.store, projectId: ctx.projectId },
+      query,
+      scope,
+    );
+    if (!markerFound) throw this.notFound(query.marker ?? null);
+    return records.map((r) => this.view(r, ctx)).filter((v) => this.deps.authz.canRead(ctx, 'network', v));
+  }
+
+  async show(ctx: RequestContext, id: string): Promise<View> {
+    const record = await this.getVisible(this.deps.store.db, ctx, id);
+    const view = this.view(record, ctx);
+    if (!this.deps.authz.canRead(ctx, 'network', view)) throw this.notFound(id);
+    return view;
+  }
+
+  async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { network: count });
+      for (const item of items) deps.authz.enforceCreate(ctx, this.spec, item);
+      const views: View[] = [];
+      for (const item of items) views.push(await this.createOne(tx, ctx, item));
+      return {
+        result: views,
+        events: views.map((current) => ({ resource: 'network' as const, operation: 'create' as const, request: ctx, current })),
+      };
+    });
+  }
+
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
+    const { deps } = this;
+    const projectId = item.project_id as string;
+    await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
+    const requested = requestedSegment(deps.segments, item);
+    const segment = requested
+      ? await reserveProviderSegment(tx, deps.segments, requested)
+      : await allocateTenantSegment(tx, deps.segments);
+    const mtu = validMtu(item.mtu as number, maxMtu(deps.segments, segment));
+    for (const zone of item.availability_zone_hints as string[]) {
+      // Zones are the gateway chassis' zones, which come with the OVN driver; none exist yet.
+      throw AvailabilityZoneNotFound({ availability_zone: zone });
+    }
+    const now = timestamp();
+    const row: NetworkTable = {
+      id: randomUUID(),
+      project_id: projectId,
+      name: item.name as string,
+      admin_state_up: deps.store.bool(item.admin_state_up as boolean),
+      status: 'ACTIVE',
+      mtu,
+      port_security_enabled: deps.store.bool(item.port_security_enabled as boolean),
+      dns_domain: item.dns_domain as string,
+      availability_zone_hints: JSON.stringify(item.availability_zone_hints),
+      description: item.description as string,
+      // Neutron's first revision is 1: its segment write bumps the new network once.
+      revision_number: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertNetwork(tx, row);
+    const key = storedKey(segment);
+    await insertSegment(tx, {
+      id: randomUUID(),
+      network_id: row.id,
+      network_type: key.type,
+      physical_network: key.physnet,
+      segmentation_id: key.id,
+      segment_index: 0,
+    });
+    if (item.shared === true) {
+      await insertRbac(tx, { id: randomUUID(), project_id: projectId, object_id: row.id, target_project: '*', action: ACCESS_AS_SHARED });
+    }
+    if (item['router:external'] === true) await setExternal(tx, deps.store, row.id, true, projectId, randomUUID());
+    const [record] = await loadNetworkRecords(tx, [row]);
+    const view = this.view(record!, ctx);
+    deps.drivers.precommit({ resource: 'network', operation: 'create', request: ctx, current: view });
+    return view;
+  }
+
+  async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      const row = await lockNetworkRow(deps.store, tx, id);
+      const [record] = row ? await loadNetworkRecords(tx, [row]) : [];
+      if (!record || !canSeeNetwork(ctx, record)) throw this.notFound(id);
+      const original = this.view(record, ctx);
+      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
+      if (Object.keys(body).length === 0) return { result: original, events: [] };
+      checkRevision(record.row.revision_number, precondition);
+
+      const patch: Partial<NetworkTable> = {};
+      for (const key of ['name', 'description', 'dns_domain'] as const) {
+        if (key in body) patch[key] = body[key] as string;
+      }
+      for (const key of ['admin_state_up', 'port_security_enabled'] as const) {
+        if (key in body) patch[key] = deps.store.bool(body[key] as boolean);
+      }
+      await this.updateProvider(tx, record, body);
+      if ('mtu' in body) {
+        patch.mtu = validMtu(body.mtu as number, maxMtu(deps.segments, segmentOf(await this.reload(tx, id))));
+      }
+      if ('shared' in body) await this.updateShared(tx, record, body.shared as boolean);
+      if ('router:external' in body && body['router:external'] !== record.external) {
+        if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id))) throw ExternalNetworkInUse({ net_id: id });
+        await setExternal(tx, deps.store, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
+      }
+      patch.revision_number = record.row.revision_number + 1;
+      patch.updated_at = timestamp();
+      await updateNetworkRow(tx, id, patch);
+      const current = this.view(await this.reload(tx, id), ctx);
+      const event = { resource: 'network' as const, operation: 'update' as const, request: ctx, current, original };
+      deps.drivers.precommit(event);
+      return { result: current, events: [event] };
+    });
+  }
+
+  private async reload(tx: Tx, id: string): Promise<NetworkRecord> {
+    return (await getNetworkRecord(tx, id))!;
+  }
+
+  /** Only a VLAN's segmentation id may change; network type and physnet are fixed. */
+  private async updateProvider(tx: Tx, record: NetworkRecord, body: Body): Promise<void> {
+    const current = segmentOf(record);
+    for (const attr of ['provider:network_type', 'provider:physical_network'] as const) {
+      const wanted = body[attr];
+      const have = attr === 'provider:network_type' ? current.network_type : current.physical_network;
+      if (wanted !== undefined && wanted !== null && wanted !== have) {
+        throw InvalidInput({
+          error_message:
+            'Plugin does not support updating the following provider network attributes: provider:network_type, provider:physical_network',
+        });
+      }
+    }
+    const segmentationId = body['provider:segmentation_id'] as number | undefined;
+    if (!segmentationId || segmentationId === current.segmentation_id) return;
+    if (current.network_type !== 'vlan') throw InvalidInput({ error_message: 'Only VLAN type networks can be updated.' });
+    const wanted = requestedSegment(this.deps.segments, {
+      'provider:network_type': 'vlan',
+      'provider:physical_network': current.physical_network,
+      'provider:segmentation_id': segmentationId,
+    });
+    await reserveProviderSegment(tx, this.deps.segments, wanted!);
+    await updateSegmentationId(tx, record.segments[0]!.id, segmentationId);
+  }
+
+  /** Unsharing is refused while other projects have ports on the network. */
+  private async updateShared(tx: Tx, record: NetworkRecord, shared: boolean): Promise<void> {
+    const isShared = record.rbac.some((r) => r.action === ACCESS_AS_SHARED && r.target_project === '*');
+    if (shared === isShared) return;
+    if (shared) {
+      await insertRbac(tx, {
+        id: randomUUID(),
+        project_id: record.row.project_id,
+        object_id: record.row.id,
+        target_project: '*',
+        action: ACCESS_AS_SHARED,
+      });
+      return;
+    }
+    if ((await foreignPortProjects(tx, record.row.id, record.row.project_id)).length > 0) {
+      throw InvalidSharedSetting({ network: record.row.id });
+    }
+    await deleteWildcardRbac(tx, record.row.id, ACCESS_AS_SHARED);
+  }
+
+  async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
+    const { deps } = this;
+    await writeTransaction(deps, async (tx) => {
+      const row = await lockNetworkRow(deps.store, tx, id);
+      const [record] = row ? await loadNetworkRecords(tx, [row]) : [];
+      if (!record || !canSeeNetwork(ctx, record)) throw this.notFound(id);
+      const current = this.view(record, ctx);
+      deps.authz.enforceDelete(ctx, this.spec, current);
+      checkRevision(record.row.revision_number, precondition);
+      const blocking = await portsBlockingNetworkDelete(tx, id, AUTO_DELETE_PORT_OWNERS);
+      if (blocking.length) {
+        throw NetworkInUse({
+          net_id: id,
+          reason: `There are one or more ports still in use on the network, id for these ports is: ${blocking.join(',')}`,
+        });
+      }
+      await deleteNetworkContents(tx, id);
+      await deleteNetworkRow(tx, id);
+      const event = { resource: 'network' as const, operation: 'delete' as const, request: ctx, current };
+      deps.drivers.precommit(event);
+      return { result: undefined, events: [event] };
+    });
+  }
+}
+
+/** The requested MTU if it fits the segment; 0 (unset) means the largest that fits. */
+function validMtu(requested: number, max: number): number {
+  if (requested && max && requested > max) {
+    throw InvalidInput({ error_message: `Requested MTU is too big, maximum is ${max}` });
+  }
+  return requested || max;
+}
+
+export function countByProject(items: Body[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item.project_id as string, (counts.get(item.project_id as string) ?? 0) + 1);
+  return counts;
+}
+
+/** Neutron's PUT target: the stored resource with the body's values on top. */
+export function policyTarget(original: View, body: Body): PolicyTarget {
+  return { ...original, ...body };
+}

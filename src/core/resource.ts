@@ -1,0 +1,30 @@
+/**
+ * The contract between the API layer and each resource's core service: list, show, create
+ * (single or bulk, all-or-nothing), update and delete, on prepared bodies.
+ *
+ * Services return views: every attribute of the resource as Neutron shows it to an admin, in
+ * Neutron's key order. The API layer removes what policy hides and applies `fields`.
+ */
+import type { ResourceSpec } from './attributes.js';
+import type { RequestContext } from './context.js';
+import type { ListQuery } from './list-query.js';
+
+export type View = Record<string, unknown>;
+export type Body = Record<string, unknown>;
+
+/** `If-Match: revision_number=N`: the write only applies while the resource is at revision N. */
+export interface Precondition {
+  readonly revisionNumber?: number;
+}
+
+export interface ResourceService {
+  readonly spec: ResourceSpec;
+  list(ctx: RequestContext, query: ListQuery): Promise<View[]>;
+  show(ctx: RequestContext, id: string): Promise<View>;
+  /** Creates every item in one transaction; any failure creates none. */
+  create(ctx: RequestContext, items: Body[]): Promise<View[]>;
+  update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View>;
+  delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void>;
+  /** The NotFound error of this resource type for an id (used for unknown markers and collection PUT/DELETE). */
+  notFound(id: string | null): Error;
+}

@@ -1,0 +1,103 @@
+/**
+ * Opens the store named by a URL (`sqlite:PATH` or `postgres://...`), runs the migrations, and
+ * runs transactions with the retry policy every write shares.
+ *
+ * This module owns the connection lifecycle and the retry loop; it knows nothing of Neutron.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, Migrator, type Migration, type Transaction } from 'kysely';
+import type { DbBool, Schema } from './schema.js';
+import type { DbErrorInfo, StoreDialect } from './dialect.js';
+import { createSqliteDialect } from './sqlite/dialect.js';
+import { createPostgresDialect } from './postgres/dialect.js';
+import * as m0001 from './migrations/0001-initial.js';
+
+export type Tx = Transaction<Schema>;
+export type Db = Kysely<Schema>;
+
+/** Every migration, in order. A new migration is a new file and one line here. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+export interface Store {
+  readonly db: Db;
+  readonly dialect: StoreDialect;
+  /** The value to write into a boolean column. */
+  bool(value: boolean): DbBool;
+  /**
+   * Runs `fn` in one transaction. When the database refuses it for a reason another attempt can
+   * fix (a unique index taken by a concurrent writer, a serialisation failure, a busy file), the
+   * whole function runs again on fresh state, up to `maxAttempts` times; `fn` must therefore be
+   * free of side effects outside the transaction.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { maxAttempts?: number }): Promise<T>;
+  classifyError(error: unknown): DbErrorInfo | null;
+  /**
+   * Serialises transactions that name the same key until they end (a PostgreSQL advisory lock);
+   * a no-op where the database already serialises writers.
+   */
+  lockKey(tx: Tx, key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class UnsupportedDatabaseUrl extends Error {}
+
+export function dialectForUrl(url: string, options: { poolSize?: number } = {}): StoreDialect {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!path) throw new UnsupportedDatabaseUrl('sqlite: URL needs a path, e.g. sqlite:/var/lib/octonet/octonet.db');
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    return createSqliteDialect(path);
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return createPostgresDialect(url, options.poolSize);
+  }
+  throw new UnsupportedDatabaseUrl(
+    `unsupported database URL (use sqlite:PATH or postgres://...): ${url.split(':')[0]}:...`,
+  );
+}
+
+export async function openStore(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<Store> {
+  const dialect = dialectForUrl(url, options);
+  const db = new Kysely<Schema>({ dialect: dialect.createKyselyDialect() });
+  if (options.migrate !== false) await migrate(db);
+  const booleansAsIntegers = dialect.capabilities.booleansAsIntegers;
+  return {
+    db,
+    dialect,
+    bool: booleansAsIntegers ? (v) => (v ? 1 : 0) : (v) => v,
+    classifyError: (e) => dialect.classifyError(e),
+    async transaction(fn, { maxAttempts = 12 } = {}) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(fn);
+        } catch (error) {
+          const info = dialect.classifyError(error);
+          const retry = info && info.kind !== 'foreign-key-violation' && attempt < maxAttempts;
+          if (!retry) throw error;
+          // Colliding writers picked the same value; spread them out a little before the next try.
+          await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
+        }
+      }
+    },
+    lockKey: (tx, key) => dialect.lockKey(tx, key),
+    close: () => db.destroy(),
+  };
+}
+
+/** Brings the schema up to date. Kysely's migrator takes a lock, so replicas may start together. */
+export async function migrate(db: Kysely<Schema>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'octonet_migrations',
+    migrationLockTableName: 'octonet_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Networks with what hangs off them: segments (provider attributes and the VNI/VLAN allocation),
+ * the external flag, RBAC entries (shared), subnet ids and tags.
+ */
+import { sql } from 'kysely';
+import type { Db, Store, Tx } from './database.js';
+import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
+import type { ListQuery } from '../core/list-query.js';
+import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
+import { loadTags } from './tags.js';
+
+export interface NetworkRecord {
+  readonly row: NetworkTable;
+  readonly subnetIds: string[];
+  readonly segments: NetworkSegmentTable[];
+  readonly external: boolean;
+  readonly rbac: Pick<NetworkRbacTable, 'target_project' | 'action'>[];
+  readonly tags: string[];
+}
+
+export const ACCESS_AS_SHARED = 'access_as_shared';
+export const ACCESS_AS_EXTERNAL = 'access_as_external';
+
+/** `shared` as Neutron computes it per caller: shared with everyone or with the caller's project. */
+export function isSharedWith(record: NetworkRecord, projectId: string | null): boolean {
+  return record.rbac.some(
+    (r) => r.action === ACCESS_AS_SHARED && (r.target_project === '*' || r.target_project === projectId),
+  );
+}
+
+function rbacExists(actions: string[], projectId: string | null): Condition {
+  const targets = projectId ? ['*', projectId] : ['*'];
+  return sql`exists (select 1 from network_rbacs r where r.object_id = networks.id and ${inList('r.action', actions)} and ${inList('r.target_project', targets)})`;
+}
+
+function segmentMatch(column: string, values: readonly unknown[]): Condition {
+  const stored = values.map((v) => (v === null ? (column === 'physical_network' ? '' : 0) : v));
+  return sql`exists (select 1 from network_segments s where s.network_id = networks.id and ${inList(`s.${column}`, stored)})`;
+}
+
+function boolExists(values: readonly unknown[], exists: Condition): Condition {
+  const wanted = new Set(values.map((v) => v === true));
+  if (wanted.size === 2) return sql`1 = 1`;
+  return wanted.has(true) ? exists : sql`not ${exists}`;
+}
+
+export const NETWORKS_TABLE: ListTable = {
+  table: 'networks',
+  tagType: 'network',
+  columns: {
+    id: { column: 'networks.id', type: 'text' },
+    name: { column: 'networks.name', type: 'text' },
+    admin_state_up: { column: 'networks.admin_state_up', type: 'bool' },
+    status: { column: 'networks.status', type: 'text' },
+    tenant_id: { column: 'networks.project_id', type: 'text' },
+    project_id: { column: 'networks.project_id', type: 'text' },
+    mtu: { column: 'networks.mtu', type: 'int' },
+    description: { column: 'networks.description', type: 'text' },
+    revision_number: { column: 'networks.revision_number', type: 'int' },
+    availability_zone_hints: { column: 'networks.availability_zone_hints', type: 'text' },
+  },
+  customFilters: {
+    shared: (values, env: FilterEnv) => boolExists(values, rbacExists([ACCESS_AS_SHARED], env.projectId)),
+    'router:external': (values) =>
+      boolExists(values, sql`exists (select 1 from external_networks e where e.network_id = networks.id)`),
+    'provider:network_type': (values) => segmentMatch('network_type', values),
+    'provider:physical_network': (values) => segmentMatch('physical_network', values),
+    'provider:segmentation_id': (values) => segmentMatch('segmentation_id', values),
+  },
+};
+
+/** Rows a non-admin may see: its own, and those shared with it or external (RBAC). */
+export function networkVisibility(projectId: string | null): Condition {
+  const viaRbac = rbacExists([ACCESS_AS_SHARED, ACCESS_AS_EXTERNAL], projectId);
+  return projectId ? or([sql`networks.project_id = ${projectId}`, viaRbac]) : viaRbac;
+}
+
+export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<NetworkRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const subnets = new Map<string, string[]>();
+  const segments = new Map<string, NetworkSegmentTable[]>();
+  const rbac = new Map<string, NetworkRecord['rbac']>();
+  const external = new Set<string>();
+  for (const part of chunks(ids)) {
+    const [subnetRows, segmentRows, rbacRows, externalRows] = await Promise.all([
+      db.selectFrom('subnets').select(['id', 'network_id']).where('network_id', 'in', part).orderBy('position').execute(),
+      db.selectFrom('network_segments').selectAll().where('network_id', 'in', part).orderBy('segment_index').execute(),
+      db.selectFrom('network_rbacs').select(['object_id', 'target_project', 'action']).where('object_id', 'in', part).execute(),
+      db.selectFrom('external_networks').select('network_id').where('network_id', 'in', part).execute(),
+    ]);
+    for (const s of subnetRows) push(subnets, s.network_id, s.id);
+    for (const s of segmentRows) push(segments, s.network_id, s);
+    for (const r of rbacRows) push(rbac, r.object_id, { target_project: r.target_project, action: r.action });
+    for (const e of externalRows) external.add(e.network_id);
+  }
+  const tags = await loadTags(db, ids);
+  return rows.map((row) => ({
+    row,
+    subnetIds: subnets.get(row.id) ?? [],
+    segments: segments.get(row.id) ?? [],
+    external: external.has(row.id),
+    rbac: rbac.get(row.id) ?? [],
+    tags: tags.get(row.id) ?? [],
+  }));
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export async function listNetworkRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<{ records: NetworkRecord[]; markerFound: boolean }> {
+  const { rows, markerFound } = await listRows<NetworkTable>(env, NETWORKS_TABLE, query, scope);
+  return { records: await loadNetworkRecords(env.store.db, rows), markerFound };
+}
+
+export async function getNetworkRecord(db: Db, id: string): Promise<NetworkRecord | undefined> {
+  const row = await db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? (await loadNetworkRecords(db, [row]))[0] : undefined;
+}
+
+/**
+ * The network row, locked against concurrent writers for the rest of the transaction where the
+ * database has row locks (subnet creation checks overlaps under this lock).
+ */
+export async function lockNetworkRow(store: Store, tx: Tx, id: string): Promise<NetworkTable | undefined> {
+  let q = tx.selectFrom('networks').selectAll().where('id', '=', id);
+  if (store.dialect.capabilities.supportsRowLocks) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function insertNetwork(tx: Tx, row: NetworkTable): Promise<void> {
+  await tx.insertInto('networks').values(row).execute();
+}
+
+export async function updateNetworkRow(tx: Tx, id: string, patch: Partial<NetworkTable>): Promise<void> {
+  await tx.updateTable('networks').set(patch).where('id', '=', id).execute();
+}
+
+export async function deleteNetworkRow(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('tags').where('resource_id', '=', id).execute();
+  await tx.deleteFrom('networks').where('id', '=', id).execute();
+}
+
+export async function insertSegment(tx: Tx, segment: NetworkSegmentTable): Promise<void> {
+  await tx.insertInto('network_segments').values(segment).execute();
+}
+
+export async function updateSegmentationId(tx: Tx, segmentId: string, segmentationId: number): Promise<void> {
+  await tx.updateTable('network_segments').set({ segmentation_id: segmentationId }).where('id', '=', segmentId).execute();
+}
+
+export async function segmentTaken(tx: Tx, type: string, physnet: string, segmentationId: number): Promise<boolean> {
+  const row = await tx
+    .selectFrom('network_segments')
+    .select('id')
+    .where('network_type', '=', type)
+    .where('physical_network', '=', physnet)
+    .where('segmentation_id', '=', segmentationId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The lowest free segmentation id in `[min, max]` for a type and physnet, or null when the range
+ * is full: either `min` itself, or one past an allocated id whose successor is free.
+ */
+export async function lowestFreeSegmentationId(
+  tx: Tx,
+  type: string,
+  physnet: string,
+  min: number,
+  max: number,
+): Promise<number | null> {
+  const result = await sql<{ candidate: number | null }>`
+    select min(candidate) as candidate from (
+      select ${min} as candidate
+       where not exists (select 1 from network_segments
+                          where network_type = ${type} and physical_network = ${physnet} and segmentation_id = ${min})
+      union all
+      select s.segmentation_id + 1 as candidate from network_segments s
+       where s.network_type = ${type} and s.physical_network = ${physnet}
+         and s.segmentation_id >= ${min} and s.segmentation_id < ${max}
+         and not exists (select 1 from network_segments n
+                          where n.network_type = ${type} and n.physical_network = ${physnet}
+                            and n.segmentation_id = s.segmentation_id + 1)
+    ) candidates`.execute(tx);
+  const candidate = result.rows[0]?.candidate;
+  return candidate === null || candidate === undefined ? null : Number(candidate);
+}
+
+export async function setExternal(tx: Tx, store: Store, networkId: string, external: boolean, ownerProject: string, rbacId: string): Promise<void> {
+  if (external) {
+    await tx.insertInto('external_networks').values({ network_id: networkId, is_default: store.bool(false) }).execute();
+    await insertRbac(tx, { id: rbacId, project_id: ownerProject, object_id: networkId, target_project: '*', action: ACCESS_AS_EXTERNAL });
+  } else {
+    await tx.deleteFrom('external_networks').where('network_id', '=', networkId).execute();
+    await deleteWildcardRbac(tx, networkId, ACCESS_AS_EXTERNAL);
+  }
+}
+
+export async function insertRbac(tx: Tx, row: NetworkRbacTable): Promise<void> {
+  await tx.insertInto('network_rbacs').values(row).execute();
+}
+
+export async function deleteWildcardRbac(tx: Tx, networkId: string, action: string): Promise<void> {
+  await tx
+    .deleteFrom('network_rbacs')
+    .where('object_id', '=', networkId)
+    .where('target_project', '=', '*')
+    .where('action', '=', action)
+    .execute();
+}
+
+/** Projects other than the owner that have ports on the network (they stop unsharing it). */
+export async function foreignPortProjects(tx: Tx, networkId: string, owner: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('ports')
+    .select('project_id')
+    .distinct()
+    .where('network_id', '=', networkId)
+    .where('project_id', '!=', owner)
+    .execute();
+  return rows.map((r) => r.project_id);
+}
+
+export function scopeAll(): Condition {
+  return and([]);
+}

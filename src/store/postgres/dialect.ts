@@ -1,0 +1,35 @@
+/**
+ * The shared store: PostgreSQL, for several `serve` replicas on one database.
+ *
+ * Transactions run at READ COMMITTED; the invariants that span rows (overlapping subnets, quota
+ * counts) take row locks (`supportsRowLocks`), and unique indexes are the last line against
+ * duplicates, retried by the store's transaction helper.
+ */
+import { PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { StoreDialect } from '../dialect.js';
+import { classifyPostgresError } from './errors.js';
+
+// Bigint columns (COUNT(*)) come back as strings by default; every count here fits a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export function createPostgresDialect(url: string, poolSize = 10): StoreDialect {
+  const safeUrl = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  return {
+    name: 'postgres',
+    describe: safeUrl,
+    capabilities: {
+      supportsRowLocks: true,
+      booleansAsIntegers: false,
+      concurrentWriters: true,
+      maxBoundParameters: 30000,
+    },
+    createKyselyDialect() {
+      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize }) });
+    },
+    classifyError: classifyPostgresError,
+    async lockKey(tx, key) {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx);
+    },
+  };
+}

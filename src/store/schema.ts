@@ -1,0 +1,192 @@
+/**
+ * The database schema as TypeScript types, one interface per table.
+ *
+ * Column conventions (shared by SQLite and PostgreSQL so one suite tests both):
+ * - ids are UUID text; timestamps are `YYYY-MM-DDTHH:MM:SSZ` text, as the API prints them;
+ * - booleans are real booleans on PostgreSQL and 0/1 on SQLite (`DbBool`; read with `toBool`,
+ *   write with the dialect's `bool`);
+ * - short lists that are never filtered on (allocation pools, host routes, ...) are JSON text;
+ * - "no value" in a uniqueness key is '' or 0, never NULL, since NULLs never collide in a unique index.
+ */
+export type DbBool = number | boolean;
+
+export function toBool(value: DbBool | null | undefined): boolean {
+  return value === true || value === 1;
+}
+
+/** Columns every resource with Neutron's standard attributes carries. */
+export interface StandardColumns {
+  description: string;
+  revision_number: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NetworkTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  admin_state_up: DbBool;
+  status: string;
+  mtu: number;
+  port_security_enabled: DbBool;
+  dns_domain: string;
+  /** JSON array of availability zone names. */
+  availability_zone_hints: string;
+}
+
+/** A network's `router:external` flag (Neutron's externalnetworks table). */
+export interface ExternalNetworkTable {
+  network_id: string;
+  is_default: DbBool;
+}
+
+/** Who may use a network besides its owner: `*` or one project, as shared or as external. */
+export interface NetworkRbacTable {
+  id: string;
+  project_id: string;
+  object_id: string;
+  target_project: string;
+  action: string;
+}
+
+export interface NetworkSegmentTable {
+  id: string;
+  network_id: string;
+  network_type: string;
+  /** '' for tunnel types. */
+  physical_network: string;
+  /** 0 for flat networks. */
+  segmentation_id: number;
+  segment_index: number;
+}
+
+export interface SubnetTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  network_id: string;
+  name: string;
+  ip_version: number;
+  cidr: string;
+  gateway_ip: string | null;
+  enable_dhcp: DbBool;
+  ipv6_ra_mode: string | null;
+  ipv6_address_mode: string | null;
+  /** JSON `[{start, end}]` in the order given. */
+  allocation_pools: string;
+  /** JSON array of addresses, in order. */
+  dns_nameservers: string;
+  /** JSON `[{destination, nexthop}]`. */
+  host_routes: string;
+  /** JSON array of device_owner strings. */
+  service_types: string;
+  dns_publish_fixed_ip: DbBool;
+  /** Creation order among the network's subnets (the `subnets` list order). */
+  position: number;
+}
+
+export interface PortTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  network_id: string;
+  name: string;
+  mac_address: string;
+  admin_state_up: DbBool;
+  status: string;
+  device_id: string;
+  device_owner: string;
+  port_security_enabled: DbBool;
+  dns_name: string;
+  dns_domain: string;
+  ip_allocation: string;
+  binding_host_id: string;
+  binding_vnic_type: string;
+  /** JSON object. */
+  binding_profile: string;
+  binding_vif_type: string;
+  /** JSON object. */
+  binding_vif_details: string;
+}
+
+export interface IpAllocationTable {
+  port_id: string;
+  network_id: string;
+  subnet_id: string;
+  ip_address: string;
+}
+
+export interface AllowedAddressPairTable {
+  port_id: string;
+  mac_address: string;
+  ip_address: string;
+}
+
+export interface ExtraDhcpOptTable {
+  port_id: string;
+  opt_name: string;
+  opt_value: string;
+  ip_version: number;
+}
+
+export interface PortSecurityGroupTable {
+  port_id: string;
+  security_group_id: string;
+}
+
+export interface SecurityGroupTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  stateful: DbBool;
+}
+
+/** One row per project: which of its security groups is `default`. */
+export interface DefaultSecurityGroupTable {
+  project_id: string;
+  security_group_id: string;
+}
+
+export interface SecurityGroupRuleTable extends Omit<StandardColumns, 'description'> {
+  /** null for rules made from the default-rule templates, as Neutron returns them. */
+  description: string | null;
+  id: string;
+  project_id: string;
+  security_group_id: string;
+  remote_group_id: string | null;
+  direction: string;
+  ethertype: string;
+  protocol: string | null;
+  port_range_min: number | null;
+  port_range_max: number | null;
+  remote_ip_prefix: string | null;
+}
+
+export interface QuotaTable {
+  project_id: string;
+  resource: string;
+  limit: number;
+}
+
+export interface TagTable {
+  resource_type: string;
+  resource_id: string;
+  tag: string;
+}
+
+export interface Schema {
+  networks: NetworkTable;
+  external_networks: ExternalNetworkTable;
+  network_rbacs: NetworkRbacTable;
+  network_segments: NetworkSegmentTable;
+  subnets: SubnetTable;
+  ports: PortTable;
+  ip_allocations: IpAllocationTable;
+  allowed_address_pairs: AllowedAddressPairTable;
+  extra_dhcp_opts: ExtraDhcpOptTable;
+  port_security_groups: PortSecurityGroupTable;
+  security_groups: SecurityGroupTable;
+  default_security_groups: DefaultSecurityGroupTable;
+  security_group_rules: SecurityGroupRuleTable;
+  quotas: QuotaTable;
+  tags: TagTable;
+}
