@@ -1,0 +1,58 @@
+/** Networks over HTTP: create, show, list, update, delete, provider networks, errors; on both stores. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
+
+for (const backend of BACKENDS) {
+  describe(`networks (${backend})`, () => {
+    const api = useApi(backend);
+
+    it('creates a tenant network with a geneve segment and Neutron defaults', async () => {
+      const project = newProjectId();
+      const r = await api.as({ project }).post('/v2.0/networks', { network: { name: 'n1' } });
+      assert.equal(r.status, 201, r.text);
+      const net = r.body.network;
+      assert.equal(net.name, 'n1');
+      assert.equal(net.project_id, project);
+      assert.equal(net.tenant_id, project);
+      assert.equal(net.mtu, 1442);
+      assert.equal(net.status, 'ACTIVE');
+      assert.equal(net.admin_state_up, true);
+      assert.equal(net.shared, false);
+      assert.equal(net['router:external'], false);
+      assert.deepEqual(net.subnets, []);
+      assert.match(net.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.ok(!('provider:network_type' in net), 'provider attributes are admin-only');
+      const admin = await api.admin.get(`/v2.0/networks/${net.id}`);
+      assert.equal(admin.body.network['provider:network_type'], 'geneve');
+      assert.equal(typeof admin.body.network['provider:segmentation_id'], 'number');
+    });
+
+    it('refuses provider attributes from a non-admin with the policy rule tree', async () => {
+      const r = await api.as({ project: newProjectId() }).post('/v2.0/networks', {
+        network: { name: 'x', 'provider:network_type': 'vlan' },
+      });
+      assert.equal(r.status, 403);
+      assert.deepEqual(r.body, {
+        NeutronError: {
+          type: 'PolicyNotAuthorized',
+          message: '(rule:create_network and rule:create_network:provider:network_type) is disallowed by policy',
+          detail: '',
+        },
+      });
+    });
+
+    it('hides another project\'s network (404, not 403)', async () => {
+      const a = api.as({ project: newProjectId() });
+      const b = api.as({ project: newProjectId() });
+      const net = (await a.post('/v2.0/networks', { network: { name: 'private' } })).body.network;
+      const show = await b.get(`/v2.0/networks/${net.id}`);
+      assert.equal(show.status, 404);
+      assert.equal(show.body.NeutronError.type, 'NetworkNotFound');
+      assert.equal((await b.put(`/v2.0/networks/${net.id}`, { network: { name: 'stolen' } })).status, 404);
+      assert.equal((await b.delete(`/v2.0/networks/${net.id}`)).status, 404);
+      const list = await b.get('/v2.0/networks');
+      assert.ok(!list.body.networks.some((n: { id: string }) => n.id === net.id));
+    });
+  });
+}
