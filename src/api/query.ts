@@ -24,6 +24,17 @@ export function parseFields(query: RawQuery): string[] | undefined {
   return fields.length ? fields : undefined;
 }
 
+/** Keeps only the requested `fields` of each item (all when none), in the item's own key order. */
+export function selectFields<T extends object>(
+  items: readonly T[],
+  fields: readonly string[] | undefined,
+): Partial<T>[] {
+  if (!fields) return [...items];
+  return items.map(
+    (item) => Object.fromEntries(Object.entries(item).filter(([key]) => fields.includes(key))) as Partial<T>,
+  );
+}
+
 /** Filters of a list request: converted with the attribute's converter; unknown keys refused. */
 export function parseFilters(
   spec: ResourceSpec,

@@ -5,7 +5,7 @@
  * Route modules only translate HTTP to core calls; this module owns what is common to all of them.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { RequestContext } from '../core/context.js';
@@ -17,6 +17,8 @@ import { sendError } from './errors.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
+import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
+import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 
 declare module 'fastify' {
@@ -97,15 +99,13 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const { config, logger } = deps;
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Our own one-line access log below replaces fastify's two lines per request.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => `req-${randomUUID()}`,
-    requestIdLogLabel: 'request_id',
     bodyLimit: config.max_request_body_size,
-    ignoreTrailingSlash: true,
-    ignoreDuplicateSlashes: true,
     exposeHeadRoutes: false,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
-    routerOptions: { maxParamLength: 1024 },
+    routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
 
   // Neutron reads the body as JSON whatever its Content-Type says.
@@ -138,5 +138,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   for (const service of deps.services.resources) registerResourceRoutes(app, deps, service);
   registerTagRoutes(app, deps);
   registerQuotaRoutes(app, deps);
+  registerAvailabilityZoneRoutes(app, deps);
+  registerIpAvailabilityRoutes(app, deps);
   return app;
 }

@@ -50,7 +50,10 @@ const quotaSchema = z
   .object({
     network: z.number().int().min(-1).default(100),
     subnet: z.number().int().min(-1).default(100),
+    subnetpool: z.number().int().min(-1).default(-1),
     port: z.number().int().min(-1).default(500),
+    /** Extra routes per router (checked on the router, not counted per project). */
+    router_route: z.number().int().min(-1).default(30),
     router: z.number().int().min(-1).default(10),
     floatingip: z.number().int().min(-1).default(50),
     security_group: z.number().int().min(-1).default(10),

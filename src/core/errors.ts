@@ -134,6 +134,7 @@ export const NetworkNotFound = define<{ net_id: unknown }>(
   'NotFound',
   'Network %(net_id)s could not be found.',
 );
+export const SubnetPoolNotFound = define<{ subnetpool_id: unknown }>('SubnetPoolNotFound', 'NotFound', 'Subnet pool %(subnetpool_id)s could not be found.');
 export const SubnetNotFound = define<{ subnet_id: unknown }>(
   'SubnetNotFound',
   'NotFound',
@@ -481,6 +482,12 @@ export const SecurityGroupRuleInUse = define<{ id: unknown; reason: unknown }>(
   'SecurityGroupRuleInUse',
   'InUse',
   'Security Group Rule %(id)s %(reason)s.',
+);
+/** Octonet serves no address groups, so a rule naming one always gets this. */
+export const AddressGroupNotFound = define<{ address_group_id: unknown }>(
+  'AddressGroupNotFound',
+  'NotFound',
+  'Address group %(address_group_id)s could not be found.',
 );
 
 // ---- quotas ----

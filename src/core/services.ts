@@ -9,15 +9,28 @@ import type { Store } from '../store/database.js';
 import type { Authorizer } from './authorizer.js';
 import type { CoreDeps } from './deps.js';
 import { NetworkService } from './networks/service.js';
+import { PortService } from './ports/service.js';
+import { SubnetService } from './subnets/service.js';
+import { SecurityGroupRuleService } from './security-groups/rule-service.js';
+import { SecurityGroupService } from './security-groups/service.js';
 import { parseSegmentConfig } from './networks/segments.js';
 import { QuotaEngine } from './quotas/engine.js';
+import { QuotaSetService } from './quotas/service.js';
+import { AvailabilityZoneService } from './availability-zones.js';
+import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
 import { TagService } from './tags/service.js';
 
 export interface Services {
   readonly deps: CoreDeps;
   readonly networks: NetworkService;
+  readonly subnets: SubnetService;
+  readonly ports: PortService;
   readonly quotas: QuotaEngine;
+  /** The quotas API (limits, defaults, details); `quotas` enforces them. */
+  readonly quotaSets: QuotaSetService;
+  readonly availabilityZones: AvailabilityZoneService;
+  readonly ipAvailability: IpAvailabilityService;
   readonly tags: TagService;
   /** Every collection served with the generic routes, in registration order. */
   readonly resources: readonly ResourceService[];
@@ -40,6 +53,29 @@ export function createServices(options: {
     logger: options.logger,
   };
   const networks = new NetworkService(deps);
-  const tags = new TagService(deps, [{ path: 'networks', table: 'networks', service: networks }]);
-  return { deps, networks, quotas: deps.quotas, tags, resources: [networks] };
+  const subnets = new SubnetService(deps);
+  const ports = new PortService(deps, networks);
+  const securityGroups = new SecurityGroupService(deps);
+  const securityGroupRules = new SecurityGroupRuleService(deps);
+  const tags = new TagService(deps, [
+    { path: 'networks', table: 'networks', service: networks },
+    { path: 'subnets', table: 'subnets', service: subnets },
+    { path: 'ports', table: 'ports', service: ports },
+    { path: 'security-groups', table: 'security_groups', service: securityGroups },
+  ]);
+  const quotaSets = new QuotaSetService(deps);
+  const availabilityZones = new AvailabilityZoneService(deps.authz);
+  const ipAvailability = new IpAvailabilityService(deps.store, deps.authz);
+  return {
+    deps,
+    networks,
+    subnets,
+    ports,
+    quotas: deps.quotas,
+    quotaSets,
+    availabilityZones,
+    ipAvailability,
+    tags,
+    resources: [networks, subnets, ports, securityGroups, securityGroupRules],
+  };
 }

@@ -122,6 +122,18 @@ export const validateNameString =
     return undefined;
   };
 
+/** `type:oneline_not_empty_string`: non-blank, no line breaks. */
+export const validateOnelineNotEmptyString =
+  (maxLen?: number): Validator =>
+  (data) => {
+    const msg = validateNotEmptyString(maxLen)(data);
+    if (msg) return msg;
+    if ((data as string).split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/).filter((l, i, all) => i < all.length - 1 || l !== '').length > 1) {
+      return `Multi-line string is not allowed: '${data as string}'`;
+    }
+    return undefined;
+  };
+
 export const validateListOfUniqueStrings =
   (maxLen?: number): Validator =>
   (data) =>

@@ -18,6 +18,11 @@ export interface ListColumn {
   readonly column: string;
   /** How filter values are bound: booleans become 0/1 on SQLite. */
   readonly type: 'text' | 'int' | 'bool';
+  /**
+   * The column holds NULLs. They sort first ascending and last descending on both databases (as
+   * on MySQL, Neutron's usual one), and markers on a NULL value page correctly.
+   */
+  readonly nullable?: boolean;
 }
 
 export interface ListTable {
@@ -123,17 +128,30 @@ export function effectiveSorts(sorts: readonly SortKey[]): SortKey[] {
 function afterMarker(table: ListTable, sorts: SortKey[], marker: Record<string, unknown>, reverse: boolean): Condition {
   const branches: Condition[] = [];
   for (let i = 0; i < sorts.length; i++) {
-    const equalities = sorts.slice(0, i).map((s) => {
-      const col = table.columns[s.key]!.column;
-      return sql`${sql.ref(col)} = ${marker[s.key]}`;
-    });
+    const equalities = sorts.slice(0, i).map((s) => sameAs(table.columns[s.key]!, marker[s.key]));
     const s = sorts[i]!;
-    const col = table.columns[s.key]!.column;
-    const forward = s.ascending !== reverse;
-    equalities.push(forward ? sql`${sql.ref(col)} > ${marker[s.key]}` : sql`${sql.ref(col)} < ${marker[s.key]}`);
+    const column = table.columns[s.key]!;
+    equalities.push(s.ascending !== reverse ? above(column, marker[s.key]) : below(column, marker[s.key]));
     branches.push(and(equalities));
   }
   return or(branches);
+}
+
+// The keyset comparisons treat NULL as the smallest value, matching the ORDER BY in listRows.
+function sameAs(column: ListColumn, value: unknown): Condition {
+  const ref = sql.ref(column.column);
+  return value === null || value === undefined ? sql`${ref} is null` : sql`${ref} = ${value}`;
+}
+
+function above(column: ListColumn, value: unknown): Condition {
+  const ref = sql.ref(column.column);
+  return value === null || value === undefined ? sql`${ref} is not null` : sql`${ref} > ${value}`;
+}
+
+function below(column: ListColumn, value: unknown): Condition {
+  const ref = sql.ref(column.column);
+  if (value === null || value === undefined) return FALSE;
+  return column.nullable ? sql`(${ref} < ${value} or ${ref} is null)` : sql`${ref} < ${value}`;
 }
 
 /**
@@ -161,8 +179,10 @@ export async function listRows<Row>(
     .selectAll(table.table as 'networks')
     .where(and(conditions) as RawBuilder<boolean>) as unknown as SelectQueryBuilder<Schema, 'networks', Row>;
   for (const s of sorts) {
-    const col = table.columns[s.key]!.column;
-    qb = qb.orderBy(sql.ref(col), s.ascending !== reverse ? 'asc' : 'desc');
+    const column = table.columns[s.key]!;
+    const ascending = s.ascending !== reverse;
+    if (!column.nullable) qb = qb.orderBy(sql.ref(column.column), ascending ? 'asc' : 'desc');
+    else qb = qb.orderBy(sql.ref(column.column), (ob) => (ascending ? ob.asc().nullsFirst() : ob.desc().nullsLast()));
   }
   if (query.limit !== undefined) qb = qb.limit(query.limit);
   const rows = (await qb.execute()) as Row[];

@@ -2,7 +2,219 @@
  * Ports and what hangs off them: fixed IPs (`ip_allocations`), allowed address pairs, extra DHCP
  * options, security group bindings, tags.
  */
-import type { Tx } from './database.js';
+import { sql } from 'kysely';
+import type { Db, Tx } from './database.js';
+import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
+import type { ListQuery } from '../core/list-query.js';
+import type {
+  AllowedAddressPairTable,
+  ExtraDhcpOptTable,
+  IpAllocationTable,
+  PortTable,
+} from './schema.js';
+import { loadTags } from './tags.js';
+
+export interface PortRecord {
+  readonly row: PortTable;
+  /** Ordered by address then subnet, as Neutron orders the relationship. */
+  readonly fixedIps: Pick<IpAllocationTable, 'subnet_id' | 'ip_address'>[];
+  readonly addressPairs: Pick<AllowedAddressPairTable, 'mac_address' | 'ip_address'>[];
+  readonly extraDhcpOpts: Pick<ExtraDhcpOptTable, 'opt_name' | 'opt_value' | 'ip_version'>[];
+  readonly securityGroups: string[];
+  readonly tags: string[];
+}
+
+/** `fixed_ips=ip_address=X&fixed_ips=subnet_id=Y`: each key narrows, values of one key OR. */
+function fixedIpsFilter(values: readonly unknown[]): Condition {
+  const conditions: Condition[] = [];
+  for (const value of values) {
+    const spec = value as Record<string, string[]>;
+    if (spec.ip_address) {
+      conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.ip_address', spec.ip_address)})`);
+    }
+    if (spec.subnet_id) {
+      conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.subnet_id', spec.subnet_id)})`);
+    }
+    if (spec.ip_address_substr) {
+      const likes = spec.ip_address_substr.map((s) => sql`a.ip_address like ${'%' + s.replace(/[\\%_]/g, '\\$&') + '%'} escape '\\'`);
+      conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${or(likes)})`);
+    }
+  }
+  return and(conditions);
+}
+
+export const PORTS_TABLE: ListTable = {
+  table: 'ports',
+  tagType: 'port',
+  columns: {
+    id: { column: 'ports.id', type: 'text' },
+    name: { column: 'ports.name', type: 'text' },
+    network_id: { column: 'ports.network_id', type: 'text' },
+    tenant_id: { column: 'ports.project_id', type: 'text' },
+    project_id: { column: 'ports.project_id', type: 'text' },
+    admin_state_up: { column: 'ports.admin_state_up', type: 'bool' },
+    mac_address: { column: 'ports.mac_address', type: 'text' },
+    device_id: { column: 'ports.device_id', type: 'text' },
+    device_owner: { column: 'ports.device_owner', type: 'text' },
+    status: { column: 'ports.status', type: 'text' },
+    description: { column: 'ports.description', type: 'text' },
+    revision_number: { column: 'ports.revision_number', type: 'int' },
+    ip_allocation: { column: 'ports.ip_allocation', type: 'text' },
+    'binding:host_id': { column: 'ports.binding_host_id', type: 'text' },
+  },
+  customFilters: {
+    fixed_ips: (values) => fixedIpsFilter(values),
+    security_groups: (values) =>
+      sql`exists (select 1 from port_security_groups g where g.port_id = ports.id and ${inList('g.security_group_id', values)})`,
+  },
+};
+
+/** Ports a non-admin may see: its own and those on its networks. */
+export function portVisibility(projectId: string | null): Condition {
+  if (!projectId) return sql`1 = 0`;
+  return or([
+    sql`ports.project_id = ${projectId}`,
+    sql`exists (select 1 from networks n where n.id = ports.network_id and n.project_id = ${projectId})`,
+  ]);
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const fixedIps = new Map<string, PortRecord['fixedIps']>();
+  const pairs = new Map<string, PortRecord['addressPairs']>();
+  const opts = new Map<string, PortRecord['extraDhcpOpts']>();
+  const groups = new Map<string, string[]>();
+  for (const part of chunks(ids)) {
+    const [ipRows, pairRows, optRows, groupRows] = await Promise.all([
+      db
+        .selectFrom('ip_allocations')
+        .select(['port_id', 'subnet_id', 'ip_address'])
+        .where('port_id', 'in', part)
+        .orderBy('ip_address')
+        .orderBy('subnet_id')
+        .execute(),
+      db
+        .selectFrom('allowed_address_pairs')
+        .selectAll()
+        .where('port_id', 'in', part)
+        .orderBy('mac_address')
+        .orderBy('ip_address')
+        .execute(),
+      db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', part).orderBy('opt_name').orderBy('ip_version').execute(),
+      db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', part).orderBy('security_group_id').execute(),
+    ]);
+    for (const r of ipRows) push(fixedIps, r.port_id, { subnet_id: r.subnet_id, ip_address: r.ip_address });
+    for (const r of pairRows) push(pairs, r.port_id, { mac_address: r.mac_address, ip_address: r.ip_address });
+    for (const r of optRows) push(opts, r.port_id, { opt_name: r.opt_name, opt_value: r.opt_value, ip_version: r.ip_version });
+    for (const r of groupRows) push(groups, r.port_id, r.security_group_id);
+  }
+  const tags = await loadTags(db, ids);
+  return rows.map((row) => ({
+    row,
+    fixedIps: fixedIps.get(row.id) ?? [],
+    addressPairs: pairs.get(row.id) ?? [],
+    extraDhcpOpts: opts.get(row.id) ?? [],
+    securityGroups: groups.get(row.id) ?? [],
+    tags: tags.get(row.id) ?? [],
+  }));
+}
+
+export async function listPortRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<{ records: PortRecord[]; markerFound: boolean }> {
+  const { rows, markerFound } = await listRows<PortTable>(env, PORTS_TABLE, query, scope);
+  return { records: await loadPortRecords(env.store.db, rows), markerFound };
+}
+
+export async function getPortRecord(db: Db, id: string): Promise<PortRecord | undefined> {
+  const row = await db.selectFrom('ports').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? (await loadPortRecords(db, [row]))[0] : undefined;
+}
+
+export async function lockPortRow(tx: Tx, id: string, rowLocks: boolean): Promise<PortTable | undefined> {
+  let q = tx.selectFrom('ports').selectAll().where('id', '=', id);
+  if (rowLocks) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function insertPort(tx: Tx, row: PortTable): Promise<void> {
+  await tx.insertInto('ports').values(row).execute();
+}
+
+export async function updatePortRow(tx: Tx, id: string, patch: Partial<PortTable>): Promise<void> {
+  await tx.updateTable('ports').set(patch).where('id', '=', id).execute();
+}
+
+export async function deletePortRow(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('tags').where('resource_id', '=', id).execute();
+  await tx.deleteFrom('ports').where('id', '=', id).execute();
+}
+
+export async function insertAllocations(tx: Tx, rows: IpAllocationTable[]): Promise<void> {
+  if (rows.length) await tx.insertInto('ip_allocations').values(rows).execute();
+}
+
+export async function deletePortAllocations(tx: Tx, portId: string, ips: readonly string[]): Promise<void> {
+  if (ips.length) await tx.deleteFrom('ip_allocations').where('port_id', '=', portId).where('ip_address', 'in', ips).execute();
+}
+
+export async function replaceAddressPairs(tx: Tx, portId: string, pairs: readonly { mac_address: string; ip_address: string }[]): Promise<void> {
+  await tx.deleteFrom('allowed_address_pairs').where('port_id', '=', portId).execute();
+  if (pairs.length) await tx.insertInto('allowed_address_pairs').values(pairs.map((p) => ({ port_id: portId, ...p }))).execute();
+}
+
+export async function replaceExtraDhcpOpts(
+  tx: Tx,
+  portId: string,
+  opts: readonly { opt_name: string; opt_value: string; ip_version: number }[],
+): Promise<void> {
+  await tx.deleteFrom('extra_dhcp_opts').where('port_id', '=', portId).execute();
+  if (opts.length) await tx.insertInto('extra_dhcp_opts').values(opts.map((o) => ({ port_id: portId, ...o }))).execute();
+}
+
+export async function replacePortSecurityGroups(tx: Tx, portId: string, groups: readonly string[]): Promise<void> {
+  await tx.deleteFrom('port_security_groups').where('port_id', '=', portId).execute();
+  if (groups.length) {
+    await tx
+      .insertInto('port_security_groups')
+      .values(groups.map((g) => ({ port_id: portId, security_group_id: g })))
+      .execute();
+  }
+}
+
+export async function macInUse(db: Db, networkId: string, mac: string): Promise<boolean> {
+  const row = await db.selectFrom('ports').select('id').where('network_id', '=', networkId).where('mac_address', '=', mac).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function addressTaken(db: Db, networkId: string, ip: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('ip_allocations')
+    .select('port_id')
+    .where('network_id', '=', networkId)
+    .where('ip_address', '=', ip)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Ports on a network (id, MAC, owner), for giving them addresses of a new auto-address subnet. */
+export async function portsOnNetwork(db: Db, networkId: string): Promise<Pick<PortTable, 'id' | 'mac_address' | 'device_owner'>[]> {
+  return db.selectFrom('ports').select(['id', 'mac_address', 'device_owner']).where('network_id', '=', networkId).execute();
+}
+
+export async function bumpPortRevisions(tx: Tx, ids: readonly string[], now: string): Promise<void> {
+  for (const part of chunks(ids)) {
+    await sql`update ports set revision_number = revision_number + 1, updated_at = ${now} where ${inList('id', part)}`.execute(tx);
+  }
+}
 
 /** Ports that keep a network from being deleted: all but those owned by `autoDeleteOwners`. */
 export async function portsBlockingNetworkDelete(tx: Tx, networkId: string, autoDeleteOwners: string[]): Promise<string[]> {
@@ -21,7 +233,7 @@ export async function deleteNetworkContents(tx: Tx, networkId: string): Promise<
   const ports = await tx.selectFrom('ports').select('id').where('network_id', '=', networkId).execute();
   const subnets = await tx.selectFrom('subnets').select('id').where('network_id', '=', networkId).execute();
   const ids = [...ports.map((p) => p.id), ...subnets.map((s) => s.id)];
-  if (ids.length) await tx.deleteFrom('tags').where('resource_id', 'in', ids).execute();
+  for (const part of chunks(ids)) await tx.deleteFrom('tags').where('resource_id', 'in', part).execute();
   await tx.deleteFrom('ports').where('network_id', '=', networkId).execute();
   await tx.deleteFrom('subnets').where('network_id', '=', networkId).execute();
 }

@@ -9,6 +9,8 @@ const USAGE_TABLES: Record<string, string | undefined> = {
   port: 'ports',
   security_group: 'security_groups',
   security_group_rule: 'security_group_rules',
+  // Neutron counts every RBAC policy the project owns, including the one a shared network gets.
+  rbac_policy: 'network_rbacs',
 };
 
 export async function loadQuotaOverrides(db: Db, projectId: string): Promise<Map<string, number>> {

@@ -12,16 +12,22 @@ import type { Db, Store, Tx } from '../../store/database.js';
 import { countUsage, loadQuotaOverrides } from '../../store/quotas.js';
 import { OverQuota, pythonRepr } from '../errors.js';
 
-/** Resources with quotas, in the order Neutron lists them. */
+/**
+ * Resources with quotas, in the order Neutron master with ML2/OVN and the OVN L3 plugin lists them:
+ * its registration order (the core resources, then extensions by file name, `extraroute.py`
+ * before `l3.py`). `trunk` is left out because octonet serves no trunks.
+ */
 export const QUOTA_RESOURCES = [
   'network',
   'subnet',
+  'subnetpool',
   'port',
+  'router_route',
   'router',
   'floatingip',
+  'rbac_policy',
   'security_group',
   'security_group_rule',
-  'rbac_policy',
 ] as const;
 export type QuotaResource = (typeof QUOTA_RESOURCES)[number];
 
@@ -37,8 +43,9 @@ export class QuotaEngine {
     private readonly defaults: QuotaDefaults,
   ) {}
 
+  /** The configured defaults, in `QUOTA_RESOURCES` order. */
   defaultLimits(): Record<QuotaResource, number> {
-    return { ...this.defaults };
+    return Object.fromEntries(QUOTA_RESOURCES.map((r) => [r, this.defaults[r]])) as Record<QuotaResource, number>;
   }
 
   /** The effective limits of a project: its overrides on top of the defaults. */

@@ -16,6 +16,9 @@ import {
   insertSecurityGroup,
   insertSecurityGroupRules,
 } from '../../store/security-groups.js';
+import type { RequestContext } from '../context.js';
+import type { CoreDeps } from '../deps.js';
+import type { ListQuery } from '../list-query.js';
 import type { QuotaEngine } from '../quotas/engine.js';
 import { timestamp } from '../standard-attributes.js';
 
@@ -71,4 +74,18 @@ export async function ensureDefaultSecurityGroup(store: Store, quotas: QuotaEngi
   await insertDefaultSecurityGroup(tx, projectId, id);
   await insertSecurityGroupRules(tx, rules);
   return id;
+}
+
+/**
+ * Listing groups or rules creates the default group first, so a new project sees it in its first
+ * list (Neutron's `get_security_groups` and `get_security_group_rules`). The project is the first
+ * `project_id` filter, else the first `tenant_id` filter, else the caller's; only an admin
+ * creates another project's. Runs in its own transaction, before the list reads.
+ */
+export async function ensureDefaultSecurityGroupBeforeList(deps: CoreDeps, ctx: RequestContext, query: ListQuery): Promise<void> {
+  const projectId = query.filters.project_id?.[0] ?? query.filters.tenant_id?.[0] ?? ctx.projectId;
+  if (typeof projectId !== 'string' || projectId === '') return;
+  if (projectId !== ctx.projectId && !ctx.isAdmin) return;
+  if (await defaultSecurityGroupId(deps.store.db, projectId)) return;
+  await deps.store.transaction((tx) => ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId));
 }

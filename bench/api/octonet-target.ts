@@ -1,0 +1,145 @@
+/**
+ * One octonet target: a fresh `octonet serve` process (the built dist/, not tsx) on a SQLite file
+ * in a temporary directory or on a database in a private PostgreSQL cluster, the workload run
+ * against it, and the server's (and PostgreSQL's) CPU-seconds and peak RSS during the workload.
+ * Everything it starts it stops again; a failure becomes a `failure` note, never an exception.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { freePort, startPostgresCluster } from '../../test/fixtures/postgres.js';
+import { logTail, readApiBenchJson, runLogged, type TargetResult } from './api-bench.js';
+import { workloadArgs, type Backend, type Workload } from './options.js';
+import { ProcessMeter, statusKiB, type ProcessGroup } from './process-meter.js';
+import { deferUndo, killGroup } from './teardown.js';
+
+export interface RunContext {
+  repoRoot: string;
+  apiBench: string;
+  workload: Workload;
+  /** Where server logs and api-bench.py's output go. */
+  logsDir: string;
+  verbose: boolean;
+}
+
+const LABELS: Record<Backend, string> = { sqlite: 'octonet SQLite', postgres: 'octonet PostgreSQL' };
+const STARTUP_TIMEOUT_MS = 30_000;
+
+/** A new database in the cluster, and the pid of the cluster's postmaster (for CPU accounting). */
+async function createBenchDatabase(adminUrl: string): Promise<{ url: string; postmasterPid: number }> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query('CREATE DATABASE octonet_bench');
+    const { rows } = await admin.query<{ data_directory: string }>('SHOW data_directory');
+    const pidLine = readFileSync(join(rows[0]!.data_directory, 'postmaster.pid'), 'utf8').split('\n')[0];
+    return { url: adminUrl.replace(/\/[^/]*$/, '/octonet_bench'), postmasterPid: Number(pidLine) };
+  } finally {
+    await admin.end();
+  }
+}
+
+async function waitForApi(baseUrl: string, server: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null || server.signalCode !== null) {
+      throw new Error(`octonet serve exited (${server.exitCode ?? server.signalCode}):\n${logTail(logFile)}`);
+    }
+    try {
+      const response = await fetch(baseUrl + '/', { signal: AbortSignal.timeout(1000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`octonet serve did not answer GET / within ${STARTUP_TIMEOUT_MS / 1000} s:\n${logTail(logFile)}`);
+}
+
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null || !server.pid) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  killGroup(server.pid, 'SIGTERM');
+  const result = await Promise.race([exited.then(() => 'exited'), sleep(5000).then(() => 'timeout')]);
+  if (result === 'timeout') killGroup(server.pid, 'SIGKILL');
+}
+
+export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<TargetResult> {
+  const name = `octonet-${backend}`;
+  const result: TargetResult = { name, label: LABELS[backend], source: 'measured', bench: null, exitCode: null };
+  const dir = mkdtempSync(join(tmpdir(), 'octonet-bench-'));
+  const undoDir = deferUndo(() => rmSync(dir, { recursive: true, force: true }));
+  const undoSteps: Array<() => Promise<void>> = [];
+  const serverLog = join(ctx.logsDir, `${name}.server.log`);
+  const driverLog = join(ctx.logsDir, `${name}.api-bench.txt`);
+  try {
+    const groups: ProcessGroup[] = [];
+    let database = `sqlite:${join(dir, 'octonet.db')}`;
+    if (backend === 'postgres') {
+      const cluster = await startPostgresCluster();
+      undoSteps.unshift(deferUndo(() => cluster.stop()));
+      const created = await createBenchDatabase(cluster.adminUrl);
+      database = created.url;
+      groups.push({ name: 'postgresql', root: created.postmasterPid });
+    }
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const logFd = openSync(serverLog, 'a');
+    const server = spawn(
+      process.execPath,
+      [
+        join(ctx.repoRoot, 'dist/cli/main.js'),
+        'serve',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--database',
+        database,
+        '--state-dir',
+        dir,
+        '--log-level',
+        'warn',
+      ],
+      { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true },
+    );
+    closeSync(logFd);
+    undoSteps.unshift(deferUndo(() => stopServer(server)));
+    await waitForApi(baseUrl, server, serverLog);
+    groups.unshift({ name: 'octonet', root: server.pid! });
+
+    process.stderr.write(`bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]})\n`);
+    const jsonFile = join(dir, 'api-bench.json');
+    const meter = new ProcessMeter(groups);
+    meter.start();
+    result.exitCode = await runLogged(
+      '/usr/bin/python3',
+      [ctx.apiBench, '--url', baseUrl, '--json', jsonFile, ...workloadArgs(ctx.workload)],
+      driverLog,
+      ctx.verbose,
+    );
+    const cost = meter.stop();
+    // VmHWM also covers peaks between samples (and start-up, which is lower than under load).
+    const serverPeak = Math.max(cost.rssPeakMiB.octonet ?? 0, Math.round(statusKiB(server.pid!, 'VmHWM') / 102.4) / 10);
+    result.cpu = { groups: cost.cpuSeconds, server: 'octonet' };
+    result.rss = {
+      groups: { ...cost.rssPeakMiB, octonet: serverPeak },
+      server: 'octonet',
+      totalMiB: Math.max(cost.rssPeakTotalMiB, serverPeak),
+      pss: { groups: cost.pssPeakMiB, totalMiB: cost.pssPeakTotalMiB },
+    };
+    result.bench = readApiBenchJson(jsonFile);
+    if (server.exitCode !== null || server.signalCode !== null) {
+      result.failure = `octonet serve exited during the workload (see ${serverLog})`;
+    } else if (!result.bench) {
+      result.failure = `api-bench.py wrote no results (exit ${result.exitCode}):\n${logTail(driverLog)}`;
+    }
+  } catch (error) {
+    result.failure = (error as Error).message;
+  } finally {
+    for (const undo of undoSteps) await undo();
+    await undoDir();
+  }
+  return result;
+}

@@ -1,0 +1,115 @@
+/**
+ * The options of `npm run bench:api -- ...`: the workload handed to api-bench.py (the same for
+ * every target), which targets run, and where the real Neutron's figures come from. Owns parsing
+ * and the help text only; nothing here starts a process.
+ */
+import { parseArgs } from 'node:util';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface Workload {
+  ports: number;
+  concurrency: number;
+  /** Floating IPs; 0 skips api-bench's router / floating-IP phases (octonet has no routers yet). */
+  fips: number;
+  listReps: number;
+  showReps: number;
+}
+
+export interface BenchOptions {
+  workload: Workload;
+  backends: Backend[];
+  /** Do not run the live Neutron anchor, even where it can run. */
+  skipNeutron: boolean;
+  /** A previous anchor run (bench-anchor.sh JSON or one of our results files) to compare with. */
+  neutronResults: string | undefined;
+  resultsDir: string;
+  /** Echo api-bench.py's own output while it runs. */
+  verbose: boolean;
+}
+
+export const HELP = `usage: npm run bench:api -- [options]
+
+Runs ../shared/bench/api-bench.py against octonet on SQLite, octonet on PostgreSQL and the real
+Neutron (the anchor in ../shared/anchors/neutron-zed) and prints one comparison table.
+
+workload (the same for every target):
+  --ports N              ports per create phase (default 500: 500 sequential + 500 concurrent)
+  --concurrency C        concurrent clients (default 8)
+  --fips F               floating IPs; 0 skips the router/floating-IP phases (default 0)
+  --list-reps N          repetitions of each list phase (default 20)
+  --show-reps N          repetitions of port-show and port-update-name (default 100)
+targets:
+  --backends LIST        octonet backends, comma-separated: sqlite,postgres (default both)
+  --skip-neutron         do not run the live Neutron anchor (about 25 min for the default workload)
+  --neutron-results F    compare with this earlier anchor run instead of running it: a
+                         bench-anchor.sh JSON or a bench/api/results/*.json file. Default when the
+                         anchor cannot run or --skip-neutron is given:
+                         ../shared/anchors/neutron-zed/bench-results/run1.json
+output:
+  --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
+  --verbose              show api-bench.py's own output while it runs
+  --help`;
+
+function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${value}`);
+  return n;
+}
+
+/** Returns undefined when --help was asked for. */
+export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      ports: { type: 'string' },
+      concurrency: { type: 'string' },
+      fips: { type: 'string' },
+      'list-reps': { type: 'string' },
+      'show-reps': { type: 'string' },
+      backends: { type: 'string' },
+      'skip-neutron': { type: 'boolean', default: false },
+      'neutron-results': { type: 'string' },
+      'results-dir': { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const backends = (values.backends ?? 'sqlite,postgres').split(',').map((b) => b.trim());
+  for (const b of backends) {
+    if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backends: unknown backend ${b} (sqlite, postgres)`);
+  }
+  return {
+    workload: {
+      ports: positiveInt('ports', values.ports, 500),
+      concurrency: positiveInt('concurrency', values.concurrency, 8),
+      fips: positiveInt('fips', values.fips, 0, 0),
+      listReps: positiveInt('list-reps', values['list-reps'], 20),
+      showReps: positiveInt('show-reps', values['show-reps'], 100),
+    },
+    backends: [...new Set(backends)] as Backend[],
+    skipNeutron: values['skip-neutron'] ?? false,
+    neutronResults: values['neutron-results'],
+    resultsDir: values['results-dir'] ?? 'bench/api/results',
+    verbose: values.verbose ?? false,
+  };
+}
+
+/** api-bench.py arguments for a workload (without --url and --json). */
+export function workloadArgs(w: Workload): string[] {
+  return [
+    '--ports',
+    String(w.ports),
+    '--concurrency',
+    String(w.concurrency),
+    '--fips',
+    String(w.fips),
+    '--list-reps',
+    String(w.listReps),
+    '--show-reps',
+    String(w.showReps),
+  ];
+}

@@ -1,0 +1,330 @@
+/**
+ * Ports: create (MAC, fixed IPs, port security, security groups, address pairs, DHCP options,
+ * binding attributes, DNS), show and list (own ports and ports on own networks), update (fixed
+ * IP changes, MAC changes with EUI-64 recomputation, port-security rules), delete.
+ *
+ * A port is created DOWN and `unbound`: binding and status belong to the mechanism drivers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ResourceSpec } from '../attributes.js';
+import type { PolicyTarget } from '../authorizer.js';
+import type { RequestContext } from '../context.js';
+import { writeTransaction, type CoreDeps } from '../deps.js';
+import { dnsAssignment, portDnsNamesEnabled } from '../dns.js';
+import { MacAddressInUse, PortBound, PortNotFound } from '../errors.js';
+import { isAutoAddressSubnet, toIpamSubnet, type IpamSubnet } from '../ipam.js';
+import type { ListQuery } from '../list-query.js';
+import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { checkRevision } from '../revisions.js';
+import { timestamp } from '../standard-attributes.js';
+import { countByProject, policyTarget, type NetworkService } from '../networks/service.js';
+import type { Db, Tx } from '../../store/database.js';
+import { TRUE } from '../../store/list.js';
+import { getNetworkRecord, isSharedWith, type NetworkRecord } from '../../store/networks.js';
+import {
+  addressTaken,
+  deletePortAllocations,
+  deletePortRow,
+  getPortRecord,
+  insertAllocations,
+  insertPort,
+  listPortRecords,
+  loadPortRecords,
+  lockPortRow,
+  macInUse,
+  portVisibility,
+  replaceAddressPairs,
+  replaceExtraDhcpOpts,
+  replacePortSecurityGroups,
+  updatePortRow,
+  type PortRecord,
+} from '../../store/ports.js';
+import { toBool, type PortTable } from '../../store/schema.js';
+import { allocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
+import { addTags } from '../../store/tags.js';
+import { createPortSpec } from './attributes.js';
+import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
+import { allocateForNewPort, changeFixedIps, type AddressBook, type Allocation, type FixedIpRequest } from './fixed-ips.js';
+import { generateUniqueMac } from './mac.js';
+import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
+
+const UNBOUND = 'unbound';
+
+export class PortService implements ResourceService {
+  readonly spec: ResourceSpec;
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly networks: NetworkService,
+  ) {
+    this.spec = createPortSpec(deps.config.network);
+  }
+
+  notFound(id: string | null): Error {
+    return PortNotFound({ port_id: id });
+  }
+
+  view(record: PortRecord): View {
+    const { row } = record;
+    const addresses = record.fixedIps.map((f) => f.ip_address);
+    return {
+      id: row.id,
+      name: row.name,
+      network_id: row.network_id,
+      tenant_id: row.project_id,
+      mac_address: row.mac_address,
+      admin_state_up: toBool(row.admin_state_up),
+      status: row.status,
+      device_id: row.device_id,
+      device_owner: row.device_owner,
+      fixed_ips: record.fixedIps.map((f) => ({ subnet_id: f.subnet_id, ip_address: f.ip_address })),
+      allowed_address_pairs: record.addressPairs.map((p) => ({ mac_address: p.mac_address, ip_address: p.ip_address })),
+      extra_dhcp_opts: record.extraDhcpOpts.map((o) => ({ opt_name: o.opt_name, opt_value: o.opt_value, ip_version: o.ip_version })),
+      security_groups: record.securityGroups,
+      description: row.description,
+      'binding:vnic_type': row.binding_vnic_type,
+      'binding:profile': JSON.parse(row.binding_profile) as unknown,
+      'binding:host_id': row.binding_host_id,
+      'binding:vif_type': row.binding_vif_type,
+      'binding:vif_details': JSON.parse(row.binding_vif_details) as unknown,
+      port_security_enabled: toBool(row.port_security_enabled),
+      dns_name: row.dns_name,
+      dns_assignment: dnsAssignment(addresses, row.dns_name, this.deps.config.network.dns_domain, row.dns_domain),
+      dns_domain: row.dns_domain,
+      ip_allocation: row.ip_allocation,
+      tags: record.tags,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      revision_number: row.revision_number,
+      project_id: row.project_id,
+    };
+  }
+
+  private target(view: View, network: NetworkRecord | undefined, ctx: RequestContext): PolicyTarget {
+    return {
+      ...view,
+      'network:project_id': network?.row.project_id,
+      'network:shared': network ? isSharedWith(network, ctx.projectId) : false,
+    };
+  }
+
+  private visible(ctx: RequestContext, row: PortTable, network: NetworkRecord | undefined): boolean {
+    return ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || network?.row.project_id === ctx.projectId;
+  }
+
+  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: PortRecord; network: NetworkRecord }> {
+    const record = await getPortRecord(db, id);
+    const network = record ? await getNetworkRecord(db, record.row.network_id) : undefined;
+    if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
+    if (!this.deps.authz.canRead(ctx, 'port', this.target(this.view(record), network, ctx))) throw this.notFound(id);
+    return { record, network };
+  }
+
+  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
+    const scope = ctx.isAdmin || ctx.isService ? TRUE : portVisibility(ctx.projectId);
+    const { records, markerFound } = await listPortRecords({ store: this.deps.store, projectId: ctx.projectId }, query, scope);
+    if (!markerFound) throw this.notFound(query.marker ?? null);
+    const views = records.map((r) => this.view(r));
+    if (ctx.isAdmin || ctx.isService) return views;
+    const networks = new Map<string, NetworkRecord | undefined>();
+    const result: View[] = [];
+    for (const view of views) {
+      const networkId = view.network_id as string;
+      if (!networks.has(networkId)) networks.set(networkId, await getNetworkRecord(this.deps.store.db, networkId));
+      if (this.deps.authz.canRead(ctx, 'port', this.target(view, networks.get(networkId), ctx))) result.push(view);
+    }
+    return result;
+  }
+
+  async show(ctx: RequestContext, id: string): Promise<View> {
+    return this.view((await this.visibleRecord(this.deps.store.db, ctx, id)).record);
+  }
+
+  /** IPAM's access to the database, inside the transaction. */
+  private addressBook(tx: Tx, networkId: string): AddressBook {
+    return {
+      isTaken: (ip) => addressTaken(tx, networkId, ip),
+      allocatedOnSubnet: (subnetId) => allocatedOnSubnet(tx, subnetId),
+      networkOfSubnet: async (subnetId) => (await getSubnetRow(tx, subnetId))?.network_id,
+    };
+  }
+
+  private async ipamSubnets(tx: Tx, networkId: string): Promise<IpamSubnet[]> {
+    return (await subnetsOfNetwork(tx, networkId)).map(toIpamSubnet);
+  }
+
+  async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { port: count });
+      const networks: NetworkRecord[] = [];
+      for (const item of items) {
+        const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
+        deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
+        networks.push(network);
+      }
+      const views: View[] = [];
+      for (const [i, item] of items.entries()) views.push(await this.createOne(tx, ctx, item, networks[i]!));
+      return {
+        result: views,
+        events: views.map((current) => ({ resource: 'port' as const, operation: 'create' as const, request: ctx, current })),
+      };
+    });
+  }
+
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkRecord): Promise<View> {
+    const { deps } = this;
+    const networkId = network.row.id;
+    const projectId = item.project_id as string;
+    const deviceOwner = item.device_owner as string;
+    let mac = item.mac_address as string | undefined;
+    if (mac === undefined || mac === null) {
+      mac = await generateUniqueMac(deps.config.network.base_mac, networkId, (m) => macInUse(tx, networkId, m));
+    } else if (await macInUse(tx, networkId, mac)) {
+      throw MacAddressInUse({ net_id: networkId, mac });
+    }
+    const requests = item.fixed_ips as FixedIpRequest[] | undefined;
+    const port = { networkId, deviceOwner, mac };
+    const allocations = await allocateForNewPort(await this.ipamSubnets(tx, networkId), requests, port, this.addressBook(tx, networkId));
+    const security = await securityForNewPort(deps, tx, ctx, {
+      projectId,
+      deviceOwner,
+      portSecurity: (item.port_security_enabled as boolean | undefined) ?? toBool(network.row.port_security_enabled),
+      securityGroups: item.security_groups as string[] | undefined,
+      addressPairs: item.allowed_address_pairs as AddressPairRequest[] | undefined,
+    });
+    const namesEnabled = portDnsNamesEnabled(deps.config.network.dns_domain);
+    const now = timestamp();
+    const row: PortTable = {
+      id: randomUUID(),
+      project_id: projectId,
+      network_id: networkId,
+      name: item.name as string,
+      mac_address: mac,
+      admin_state_up: deps.store.bool(item.admin_state_up as boolean),
+      status: 'DOWN',
+      device_id: item.device_id as string,
+      device_owner: deviceOwner,
+      port_security_enabled: deps.store.bool(security.portSecurity),
+      dns_name: namesEnabled ? (item.dns_name as string) : '',
+      dns_domain: namesEnabled ? (item.dns_domain as string) : '',
+      ip_allocation: requests !== undefined && requests.length === 0 ? 'none' : 'immediate',
+      binding_host_id: (item['binding:host_id'] as string | null | undefined) ?? '',
+      binding_vnic_type: item['binding:vnic_type'] as string,
+      binding_profile: JSON.stringify(item['binding:profile'] ?? {}),
+      binding_vif_type: UNBOUND,
+      binding_vif_details: '{}',
+      description: item.description as string,
+      // Neutron's first revision is 1: its binding write bumps the new port once.
+      revision_number: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertPort(tx, row);
+    await insertAllocations(tx, allocations.map((a) => ({ ...a, port_id: row.id, network_id: networkId })));
+    await replaceAddressPairs(tx, row.id, security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac! })));
+    await replaceExtraDhcpOpts(tx, row.id, optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null));
+    await replacePortSecurityGroups(tx, row.id, security.securityGroups);
+    await addTags(tx, 'port', row.id, (item.tags as string[] | undefined) ?? []);
+    const [record] = await loadPortRecords(tx, [row]);
+    const view = this.view(record!);
+    deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
+    return view;
+  }
+
+  async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+      const { record, network } = await this.visibleRecord(tx, ctx, id);
+      const original = this.view(record);
+      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.target(original, network, ctx), body), body);
+      if (Object.keys(body).length === 0) return { result: original, events: [] };
+      checkRevision(record.row.revision_number, precondition);
+      const { row } = record;
+      const patch: Partial<PortTable> = {};
+      for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
+        if (key in body) patch[key] = body[key] as string;
+      }
+      if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
+      if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
+      if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
+      if ('binding:profile' in body) patch.binding_profile = JSON.stringify(body['binding:profile'] ?? {});
+      if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
+        if ('dns_name' in body) patch.dns_name = body.dns_name as string;
+        if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
+      }
+
+      const mac = await this.updateMac(tx, row, body);
+      if (mac !== row.mac_address) patch.mac_address = mac;
+      await this.updateFixedIps(tx, record, body, { networkId: row.network_id, deviceOwner: (patch.device_owner ?? row.device_owner) as string, mac });
+
+      const security = await securityForUpdate(deps, tx, ctx, record, body);
+      if (security.portSecurity !== undefined) patch.port_security_enabled = deps.store.bool(security.portSecurity);
+      if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
+      if (security.addressPairs) {
+        await replaceAddressPairs(tx, id, security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })));
+      }
+      if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
+        await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
+      }
+      await updatePortRow(tx, id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
+      const current = this.view((await getPortRecord(tx, id))!);
+      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
+      deps.drivers.precommit(event);
+      return { result: current, events: [event] };
+    });
+  }
+
+  /** A new MAC (null asks for a fresh one): refused on a bound port or when the network has it. */
+  private async updateMac(tx: Tx, row: PortTable, body: Body): Promise<string> {
+    if (!('mac_address' in body)) return row.mac_address;
+    const wanted =
+      (body.mac_address as string | null) ??
+      (await generateUniqueMac(this.deps.config.network.base_mac, row.network_id, (m) => macInUse(tx, row.network_id, m)));
+    if (wanted === row.mac_address) return wanted;
+    if (row.binding_vif_type !== UNBOUND && row.binding_vif_type !== 'binding_failed') {
+      throw PortBound({ port_id: row.id, vif_type: row.binding_vif_type, old_mac: row.mac_address, new_mac: wanted });
+    }
+    if (await macInUse(tx, row.network_id, wanted)) throw MacAddressInUse({ net_id: row.network_id, mac: wanted });
+    return wanted;
+  }
+
+  /**
+   * Applies a fixed_ips change; without one, a MAC change still moves the EUI-64 addresses (they
+   * are requested again by subnet, which recomputes them).
+   */
+  private async updateFixedIps(
+    tx: Tx,
+    record: PortRecord,
+    body: Body,
+    port: { networkId: string; deviceOwner: string; mac: string },
+  ): Promise<void> {
+    const subnets = await this.ipamSubnets(tx, port.networkId);
+    let requests = body.fixed_ips as FixedIpRequest[] | undefined;
+    if (requests === undefined) {
+      if (port.mac === record.row.mac_address) return;
+      const auto = new Set(subnets.filter(isAutoAddressSubnet).map((s) => s.id));
+      requests = record.fixedIps.map((f) => (auto.has(f.subnet_id) ? { subnet_id: f.subnet_id } : { ...f }));
+    }
+    const current: Allocation[] = record.fixedIps.map((f) => ({ subnet_id: f.subnet_id, ip_address: f.ip_address }));
+    const changes = await changeFixedIps(subnets, current, requests, port, this.addressBook(tx, port.networkId));
+    await deletePortAllocations(tx, record.row.id, changes.remove.map((a) => a.ip_address));
+    await insertAllocations(tx, changes.add.map((a) => ({ ...a, port_id: record.row.id, network_id: port.networkId })));
+  }
+
+  async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
+    const { deps } = this;
+    await writeTransaction(deps, async (tx) => {
+      await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+      const { record, network } = await this.visibleRecord(tx, ctx, id);
+      const current = this.view(record);
+      deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
+      checkRevision(record.row.revision_number, precondition);
+      await deletePortRow(tx, id);
+      const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
+      deps.drivers.precommit(event);
+      return { result: undefined, events: [event] };
+    });
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * Subnets: create (CIDR, gateway, pools, DNS, routes, IPv6 modes), show and list with the
+ * network's visibility, update (gateway and pools re-validated), delete (releasing the addresses
+ * of service ports and auto-address subnets, refusing others). A subnet write also bumps its
+ * network's revision, as in Neutron.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PolicyTarget } from '../authorizer.js';
+import type { RequestContext } from '../context.js';
+import { writeTransaction, type CoreDeps } from '../deps.js';
+import { BadRequest, GatewayIpInUse, InvalidInput, NetworkNotFound, SubnetInUse, SubnetNotFound, SubnetPoolNotFound } from '../errors.js';
+import { formatIp, parseIp, parseNetwork, networksOverlap } from '../ip.js';
+import {
+  checkGatewayOutOfPools,
+  defaultGateway,
+  eui64For,
+  formatRange,
+  generatePools,
+  isAutoAddressSubnet,
+  ROUTER_INTERFACE_OWNERS,
+  toIpamSubnet,
+  validatePools,
+  type IpamSubnet,
+  type PoolText,
+} from '../ipam.js';
+import type { ListQuery } from '../list-query.js';
+import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { checkRevision } from '../revisions.js';
+import { timestamp } from '../standard-attributes.js';
+import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork, countByProject, policyTarget } from '../networks/service.js';
+import type { Db, Tx } from '../../store/database.js';
+import { TRUE, listRows } from '../../store/list.js';
+import { getNetworkRecord, isSharedWith, lockNetworkRow, type NetworkRecord } from '../../store/networks.js';
+import { bumpPortRevisions, insertAllocations, portsOnNetwork } from '../../store/ports.js';
+import { toBool, type SubnetTable } from '../../store/schema.js';
+import {
+  allocationsOnSubnet,
+  bumpNetworkRevision,
+  deleteAllocations,
+  deleteSubnetRow,
+  getSubnetRow,
+  insertSubnet,
+  nextSubnetPosition,
+  subnetVisibility,
+  subnetsOfNetwork,
+  SUBNETS_TABLE,
+  updateSubnetRow,
+} from '../../store/subnets.js';
+import { loadTags } from '../../store/tags.js';
+import { SUBNET_SPEC } from './attributes.js';
+import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
+
+interface SubnetRecord {
+  row: SubnetTable;
+  tags: string[];
+}
+
+export class SubnetService implements ResourceService {
+  readonly spec = SUBNET_SPEC;
+
+  constructor(private readonly deps: CoreDeps) {}
+
+  notFound(id: string | null): Error {
+    return SubnetNotFound({ subnet_id: id });
+  }
+
+  view(record: SubnetRecord): View {
+    const { row } = record;
+    return {
+      id: row.id,
+      name: row.name,
+      tenant_id: row.project_id,
+      network_id: row.network_id,
+      ip_version: row.ip_version,
+      subnetpool_id: null,
+      enable_dhcp: toBool(row.enable_dhcp),
+      ipv6_ra_mode: row.ipv6_ra_mode,
+      ipv6_address_mode: row.ipv6_address_mode,
+      gateway_ip: row.gateway_ip,
+      cidr: row.cidr,
+      allocation_pools: JSON.parse(row.allocation_pools) as PoolText[],
+      host_routes: JSON.parse(row.host_routes) as unknown[],
+      dns_nameservers: JSON.parse(row.dns_nameservers) as string[],
+      description: row.description,
+      service_types: JSON.parse(row.service_types) as string[],
+      dns_publish_fixed_ip: toBool(row.dns_publish_fixed_ip),
+      tags: record.tags,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      revision_number: row.revision_number,
+      project_id: row.project_id,
+    };
+  }
+
+  /** The policy target: the subnet with its network's owner, sharing and external flag. */
+  private target(view: View, network: NetworkRecord | undefined, ctx: RequestContext): PolicyTarget {
+    return {
+      ...view,
+      'network:project_id': network?.row.project_id,
+      shared: network ? isSharedWith(network, ctx.projectId) : false,
+      'router:external': network?.external ?? false,
+    };
+  }
+
+  private async records(db: Db, rows: SubnetTable[]): Promise<SubnetRecord[]> {
+    const tags = await loadTags(
+      db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [] }));
+  }
+
+  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: SubnetRecord; network: NetworkRecord }> {
+    const row = await getSubnetRow(db, id);
+    const network = row ? await getNetworkRecord(db, row.network_id) : undefined;
+    if (!row || !network) throw this.notFound(id);
+    const [record] = await this.records(db, [row]);
+    const visible = ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || canSeeNetwork(ctx, network);
+    if (!visible || !this.deps.authz.canRead(ctx, 'subnet', this.target(this.view(record!), network, ctx))) {
+      throw this.notFound(id);
+    }
+    return { record: record!, network };
+  }
+
+  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
+    const scope = ctx.isAdmin || ctx.isService ? TRUE : subnetVisibility(ctx.projectId);
+    const { rows, markerFound } = await listRows<SubnetTable>(
+      { store: this.deps.store, projectId: ctx.projectId },
+      SUBNETS_TABLE,
+      query,
+      scope,
+    );
+    if (!markerFound) throw this.notFound(query.marker ?? null);
+    const views = (await this.records(this.deps.store.db, rows)).map((r) => this.view(r));
+    if (ctx.isAdmin) return views;
+    const networks = new Map<string, NetworkRecord | undefined>();
+    const result: View[] = [];
+    for (const view of views) {
+      const networkId = view.network_id as string;
+      if (!networks.has(networkId)) networks.set(networkId, await getNetworkRecord(this.deps.store.db, networkId));
+      if (this.deps.authz.canRead(ctx, 'subnet', this.target(view, networks.get(networkId), ctx))) result.push(view);
+    }
+    return result;
+  }
+
+  async show(ctx: RequestContext, id: string): Promise<View> {
+    return this.view((await this.visibleRecord(this.deps.store.db, ctx, id)).record);
+  }
+
+  async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { subnet: count });
+      const networks: NetworkRecord[] = [];
+      for (const item of items) {
+        const network = await getNetworkRecord(tx, item.network_id as string);
+        if (!network) throw NetworkNotFound({ net_id: item.network_id });
+        deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
+        networks.push(network);
+      }
+      const views: View[] = [];
+      for (const [i, item] of items.entries()) views.push(await this.createOne(tx, ctx, item, networks[i]!));
+      return {
+        result: views,
+        events: views.map((current) => ({ resource: 'subnet' as const, operation: 'create' as const, request: ctx, current })),
+      };
+    });
+  }
+
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkRecord): Promise<View> {
+    const { deps } = this;
+    const hasCidr = item.cidr !== undefined && item.cidr !== null;
+    if (hasCidr && item.prefixlen !== undefined) {
+      throw BadRequest({ resource: 'subnets', msg: 'cidr and prefixlen must not be supplied together' });
+    }
+    if (item.subnetpool_id) throw SubnetPoolNotFound({ subnetpool_id: item.subnetpool_id });
+    if (!hasCidr) throw BadRequest({ resource: 'subnets', msg: 'a subnetpool must be specified in the absence of a cidr' });
+    const cidr = canonicalCidr(item.cidr as string);
+    const ipVersion = item.ip_version as number;
+    const request = {
+      ip_version: ipVersion,
+      cidr,
+      gateway_ip: item.gateway_ip as string | null | undefined,
+      enable_dhcp: item.enable_dhcp as boolean,
+      dns_nameservers: item.dns_nameservers as string[] | undefined,
+      host_routes: item.host_routes as { destination: string; nexthop: string }[] | undefined,
+      ipv6_ra_mode: item.ipv6_ra_mode as string | undefined,
+      ipv6_address_mode: item.ipv6_address_mode as string | undefined,
+    };
+    validateSubnet(request, deps.config.network);
+
+    const networkRow = await lockNetworkRow(deps.store, tx, network.row.id);
+    if (!networkRow) throw NetworkNotFound({ net_id: network.row.id });
+    checkNetworkMtuForSubnet(networkRow.id, networkRow.mtu, ipVersion);
+    const net = parseNetwork(cidr)!;
+    const gateway =
+      request.gateway_ip === undefined ? defaultGateway(net) : request.gateway_ip === null ? null : parseIp(request.gateway_ip)!.value;
+    const pools =
+      item.allocation_pools === undefined
+        ? generatePools(net, gateway)
+        : validatePools(item.allocation_pools as PoolText[], net);
+    if (item.allocation_pools !== undefined && gateway !== null) checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
+
+    if (net.prefixLength === 0) throw InvalidInput({ error_message: '0 is not allowed as CIDR prefix length' });
+    for (const other of await subnetsOfNetwork(tx, networkRow.id)) {
+      if (networksOverlap(parseNetwork(other.cidr)!, net)) {
+        throw InvalidInput({
+          error_message: `Requested subnet with cidr: ${cidr} for network: ${networkRow.id} overlaps with another subnet`,
+        });
+      }
+    }
+
+    const now = timestamp();
+    const row: SubnetTable = {
+      id: randomUUID(),
+      project_id: item.project_id as string,
+      network_id: networkRow.id,
+      name: item.name as string,
+      ip_version: ipVersion,
+      cidr,
+      gateway_ip: gateway === null ? null : formatIp(net.version, gateway),
+      enable_dhcp: deps.store.bool(request.enable_dhcp),
+      ipv6_ra_mode: request.ipv6_ra_mode ?? null,
+      ipv6_address_mode: request.ipv6_address_mode ?? null,
+      allocation_pools: JSON.stringify(pools.map((p) => formatRange(net.version, p))),
+      dns_nameservers: JSON.stringify(request.dns_nameservers ?? []),
+      host_routes: JSON.stringify(request.host_routes ?? []),
+      service_types: JSON.stringify(item.service_types ?? []),
+      dns_publish_fixed_ip: deps.store.bool(item.dns_publish_fixed_ip as boolean),
+      position: await nextSubnetPosition(tx, networkRow.id),
+      description: item.description as string,
+      revision_number: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertSubnet(tx, row);
+    await bumpNetworkRevision(tx, networkRow.id, now);
+    const ipam = toIpamSubnet(row);
+    if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
+    const view = this.view({ row, tags: [] });
+    deps.drivers.precommit({ resource: 'subnet', operation: 'create', request: ctx, current: view });
+    return view;
+  }
+
+  /** A new auto-address subnet gives every port on the network (but router interfaces) its EUI-64 address. */
+  private async addAutoAddresses(tx: Tx, subnet: IpamSubnet, now: string): Promise<void> {
+    const ports = (await portsOnNetwork(tx, subnet.networkId)).filter((p) => !ROUTER_INTERFACE_OWNERS.includes(p.device_owner));
+    await insertAllocations(
+      tx,
+      ports.map((p) => ({ port_id: p.id, network_id: subnet.networkId, subnet_id: subnet.id, ip_address: formatIp(6, eui64For(subnet, p.mac_address)) })),
+    );
+    await bumpPortRevisions(
+      tx,
+      ports.map((p) => p.id),
+      now,
+    );
+  }
+
+  async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      const { record, network } = await this.visibleRecord(tx, ctx, id);
+      const original = this.view(record);
+      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.target(original, network, ctx), body), body);
+      checkRevision(record.row.revision_number, precondition);
+      const { row } = record;
+      const net = parseNetwork(row.cidr)!;
+      validateSubnet(
+        {
+          id,
+          ip_version: row.ip_version,
+          cidr: row.cidr,
+          gateway_ip: body.gateway_ip as string | null | undefined,
+          enable_dhcp: body.enable_dhcp as boolean | undefined,
+          dns_nameservers: body.dns_nameservers as string[] | undefined,
+          host_routes: body.host_routes as { destination: string; nexthop: string }[] | undefined,
+        },
+        deps.config.network,
+        { enable_dhcp: toBool(row.enable_dhcp), ipv6_ra_mode: row.ipv6_ra_mode, ipv6_address_mode: row.ipv6_address_mode },
+      );
+      const patch: Partial<SubnetTable> = {};
+      for (const key of ['name', 'description'] as const) if (key in body) patch[key] = body[key] as string;
+      for (const key of ['enable_dhcp', 'dns_publish_fixed_ip'] as const) {
+        if (key in body) patch[key] = deps.store.bool(body[key] as boolean);
+      }
+      for (const key of ['dns_nameservers', 'host_routes', 'service_types'] as const) {
+        if (key in body) patch[key] = JSON.stringify(body[key] ?? []);
+      }
+      let gateway = row.gateway_ip === null ? null : parseIp(row.gateway_ip)!.value;
+      if ('gateway_ip' in body) {
+        const wanted = body.gateway_ip === null ? null : parseIp(body.gateway_ip as string)!.value;
+        if (wanted !== gateway && row.gateway_ip !== null) await this.checkGatewayNotInUse(tx, row);
+        gateway = wanted;
+        patch.gateway_ip = gateway === null ? null : formatIp(net.version, gateway);
+      }
+      let pools = toIpamSubnet(row).pools;
+      if ('allocation_pools' in body) {
+        pools = validatePools((body.allocation_pools as PoolText[] | null) ?? [], net);
+        patch.allocation_pools = JSON.stringify(pools.map((p) => formatRange(net.version, p)));
+      }
+      if (gateway !== null && ('gateway_ip' in body || 'allocation_pools' in body)) {
+        checkGatewayOutOfPools(net.version, gateway, pools);
+      }
+      const now = timestamp();
+      await updateSubnetRow(tx, id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
+      await bumpNetworkRevision(tx, row.network_id, now);
+      const current = this.view({ row: (await getSubnetRow(tx, id))!, tags: record.tags });
+      const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };
+      deps.drivers.precommit(event);
+      return { result: current, events: [event] };
+    });
+  }
+
+  /** The gateway may not move while a router port holds it (`GatewayIpInUse`). */
+  private async checkGatewayNotInUse(tx: Tx, row: SubnetTable): Promise<void> {
+    for (const allocation of await allocationsOnSubnet(tx, row.id)) {
+      if (allocation.ip_address === row.gateway_ip && ROUTER_INTERFACE_OWNERS.includes(allocation.device_owner)) {
+        throw GatewayIpInUse({ ip_address: row.gateway_ip, port_id: allocation.port_id });
+      }
+    }
+  }
+
+  async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
+    const { deps } = this;
+    await writeTransaction(deps, async (tx) => {
+      const { record, network } = await this.visibleRecord(tx, ctx, id);
+      const current = this.view(record);
+      deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
+      checkRevision(record.row.revision_number, precondition);
+      const auto = isAutoAddressSubnet(toIpamSubnet(record.row));
+      const releasable: string[] = [];
+      for (const allocation of await allocationsOnSubnet(tx, id)) {
+        const owner = allocation.device_owner;
+        const released = AUTO_DELETE_PORT_OWNERS.includes(owner) || (auto && !ROUTER_INTERFACE_OWNERS.includes(owner));
+        if (!released) {
+          throw SubnetInUse({ subnet_id: id, reason: 'One or more ports have an IP allocation from this subnet' });
+        }
+        releasable.push(allocation.port_id);
+      }
+      await deleteAllocations(tx, id, releasable);
+      await deleteSubnetRow(tx, id);
+      await bumpNetworkRevision(tx, record.row.network_id, timestamp());
+      const event = { resource: 'subnet' as const, operation: 'delete' as const, request: ctx, current };
+      deps.drivers.precommit(event);
+      return { result: undefined, events: [event] };
+    });
+  }
+}
