@@ -13,7 +13,7 @@ import { anchorRunnable, benchNeutronLive, defaultNeutronResults, loadNeutronRes
 import { benchOctonet, type RunContext } from './octonet-target.js';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.js';
 import { buildReport } from './report.js';
-import { undoOnSignals } from './teardown.js';
+import { undoOnSignals, wasInterrupted } from './teardown.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
@@ -58,8 +58,12 @@ async function main(): Promise<number> {
   const ctx: RunContext = { repoRoot, apiBench, workload: options.workload, logsDir, verbose: options.verbose };
 
   const octonets: TargetResult[] = [];
-  for (const backend of options.backends) octonets.push(await benchOctonet(backend, ctx));
+  for (const backend of options.backends) {
+    octonets.push(await benchOctonet(backend, ctx));
+    if (wasInterrupted()) return 130;
+  }
   const neutron = await neutronColumn(options, ctx);
+  if (wasInterrupted()) return 130;
 
   const report = buildReport(neutron, octonets);
   const resultsFile = join(resultsDir, `${stamp}.json`);
@@ -85,7 +89,8 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  // After an interrupt the signal handler exits once everything started is stopped.
+  (code) => (code === 130 ? undefined : process.exit(code)),
   (error: unknown) => {
     process.stderr.write(`bench: ${(error as Error).message}\n`);
     process.exit(1);

@@ -6,6 +6,10 @@
 type Undo = () => void | Promise<void>;
 
 const pending = new Set<Undo>();
+let interrupted = false;
+
+/** True once SIGINT/SIGTERM arrived: the run stops at the next step and reports nothing. */
+export const wasInterrupted = () => interrupted;
 
 /** Registers an undo step; the returned function runs it now (once) and unregisters it. */
 export function deferUndo(undo: Undo): () => Promise<void> {
@@ -37,6 +41,7 @@ export function undoOnSignals(): void {
     process.on(signal, () => {
       if (running) return;
       running = true;
+      interrupted = true;
       process.stderr.write(`\nbench: ${signal}, stopping what this run started\n`);
       void (async () => {
         for (const undo of [...pending].reverse()) {

@@ -30,10 +30,13 @@ export function renderViews(
     readable.delete('project_id');
     readable.delete('tenant_id');
   }
-  const keep = fields ? new Set(fields.filter((f) => readable.has(f))) : readable;
+  const keys = Object.keys(views[0]!);
+  const kept = keys.filter((k) => readable.has(k) && (!fields || fields.includes(k)));
+  // The common case (an admin, no `fields`): nothing to remove, so no copies.
+  if (kept.length === keys.length) return views;
   return views.map((view) => {
     const out: View = {};
-    for (const key of Object.keys(view)) if (keep.has(key)) out[key] = view[key];
+    for (const key of kept) out[key] = view[key];
     return out;
   });
 }

@@ -174,6 +174,9 @@ export function poolSize(subnet: IpamSubnet): bigint {
   return subnet.pools.reduce((n, p) => n + (p.last - p.first + 1n), 0n);
 }
 
+/** Owners that Neutron gives the lowest free address (the DHCP and OVN metadata ports). */
+export const LOWEST_ADDRESS_OWNERS = ['network:dhcp', 'network:distributed'];
+
 /** Neutron picks at random among the first this-many free addresses of the pools, not sequentially. */
 const FREE_WINDOW = 1000;
 /** Random guesses tried before reading the subnet's allocations (almost always enough when not dense). */
@@ -198,16 +201,17 @@ function nthPoolAddress(subnet: IpamSubnet, n: bigint): bigint {
 /**
  * A free address of the subnet's pools, or null when they are full. Random guesses first (a point
  * lookup each); if they all hit, the allocated set is read and the choice made among the first
- * free addresses, as Neutron's IPAM does.
+ * free addresses, as Neutron's IPAM does. `lowest` takes the first free address instead.
  */
 export async function chooseFreeAddress(
   subnet: IpamSubnet,
   isTaken: (ip: string) => Promise<boolean>,
   allocated: () => Promise<ReadonlySet<string>>,
+  lowest = false,
 ): Promise<string | null> {
   const size = poolSize(subnet);
   if (size === 0n) return null;
-  const probes = size > BigInt(RANDOM_PROBES * 4) ? RANDOM_PROBES : 0;
+  const probes = !lowest && size > BigInt(RANDOM_PROBES * 4) ? RANDOM_PROBES : 0;
   for (let i = 0; i < probes; i++) {
     const candidate = formatIp(subnet.version, nthPoolAddress(subnet, randomBigInt(size)));
     if (subnet.gateway !== null && candidate === formatIp(subnet.version, subnet.gateway)) continue;
@@ -216,12 +220,13 @@ export async function chooseFreeAddress(
   const taken = await allocated();
   const gateway = subnet.gateway === null ? null : formatIp(subnet.version, subnet.gateway);
   const free: string[] = [];
+  const window = lowest ? 1 : FREE_WINDOW;
   for (const pool of subnet.pools) {
-    for (let ip = pool.first; ip <= pool.last && free.length < FREE_WINDOW; ip++) {
+    for (let ip = pool.first; ip <= pool.last && free.length < window; ip++) {
       const text = formatIp(subnet.version, ip);
       if (!taken.has(text) && text !== gateway) free.push(text);
     }
-    if (free.length >= FREE_WINDOW) break;
+    if (free.length >= window) break;
   }
   return free.length ? free[Math.floor(Math.random() * free.length)]! : null;
 }

@@ -28,9 +28,9 @@ export interface Store {
   bool(value: boolean): DbBool;
   /**
    * Runs `fn` in one transaction. When the database refuses it for a reason another attempt can
-   * fix (a unique index taken by a concurrent writer, a serialisation failure, a busy file), the
-   * whole function runs again on fresh state, up to `maxAttempts` times; `fn` must therefore be
-   * free of side effects outside the transaction.
+   * fix (a unique index taken or a referenced row deleted by a concurrent writer, a serialisation
+   * failure, a busy file), the whole function runs again on fresh state, up to `maxAttempts`
+   * times; `fn` must therefore be free of side effects outside the transaction.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { maxAttempts?: number }): Promise<T>;
   classifyError(error: unknown): DbErrorInfo | null;
@@ -74,8 +74,10 @@ export async function openStore(url: string, options: { poolSize?: number; migra
         try {
           return await db.transaction().execute(fn);
         } catch (error) {
-          const info = dialect.classifyError(error);
-          const retry = info && info.kind !== 'foreign-key-violation' && attempt < maxAttempts;
+          // Unique and foreign-key violations both mean a concurrent writer changed what this
+          // transaction read; on the next attempt the service sees the new state and answers
+          // with the proper error (IpAddressAlreadyAllocated, SecurityGroupNotFound, ...).
+          const retry = dialect.classifyError(error) !== null && attempt < maxAttempts;
           if (!retry) throw error;
           // Colliding writers picked the same value; spread them out a little before the next try.
           await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));

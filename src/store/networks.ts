@@ -21,8 +21,11 @@ export interface NetworkRecord {
 export const ACCESS_AS_SHARED = 'access_as_shared';
 export const ACCESS_AS_EXTERNAL = 'access_as_external';
 
+/** What visibility and policy need of a network: its row and whom it is shared with. */
+export type NetworkAccess = Pick<NetworkRecord, 'row' | 'rbac'>;
+
 /** `shared` as Neutron computes it per caller: shared with everyone or with the caller's project. */
-export function isSharedWith(record: NetworkRecord, projectId: string | null): boolean {
+export function isSharedWith(record: NetworkAccess, projectId: string | null): boolean {
   return record.rbac.some(
     (r) => r.action === ACCESS_AS_SHARED && (r.target_project === '*' || r.target_project === projectId),
   );
@@ -117,6 +120,19 @@ export async function listNetworkRecords(
 ): Promise<{ records: NetworkRecord[]; markerFound: boolean }> {
   const { rows, markerFound } = await listRows<NetworkTable>(env, NETWORKS_TABLE, query, scope);
   return { records: await loadNetworkRecords(env.store.db, rows), markerFound };
+}
+
+/** `router:external`, which always comes with a wildcard `access_as_external` entry. */
+export function isExternal(record: NetworkAccess): boolean {
+  return record.rbac.some((r) => r.action === ACCESS_AS_EXTERNAL && r.target_project === '*');
+}
+
+/** The network row and its RBAC entries only: the cheap lookup subnets and ports need. */
+export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAccess | undefined> {
+  const row = await db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const rbac = await db.selectFrom('network_rbacs').select(['target_project', 'action']).where('object_id', '=', id).execute();
+  return { row, rbac };
 }
 
 export async function getNetworkRecord(db: Db, id: string): Promise<NetworkRecord | undefined> {
@@ -217,16 +233,30 @@ export async function deleteWildcardRbac(tx: Tx, networkId: string, action: stri
     .execute();
 }
 
-/** Projects other than the owner that have ports on the network (they stop unsharing it). */
-export async function foreignPortProjects(tx: Tx, networkId: string, owner: string): Promise<string[]> {
-  const rows = await tx
+/**
+ * Projects other than the owner that use the network through `*` sharing: they have ports (other
+ * than Neutron's own `network:*` ones) or subnets on it and no RBAC entry of their own.
+ */
+export async function projectsUsingSharedNetwork(tx: Tx, networkId: string, owner: string): Promise<string[]> {
+  const ownEntry = sql<boolean>`exists (select 1 from network_rbacs r where r.object_id = ${networkId} and r.action = ${ACCESS_AS_SHARED} and r.target_project = project_id)`;
+  const ports = await tx
     .selectFrom('ports')
     .select('project_id')
     .distinct()
     .where('network_id', '=', networkId)
     .where('project_id', '!=', owner)
+    .where('device_owner', 'not like', 'network:%')
+    .where(sql<boolean>`not ${ownEntry}`)
     .execute();
-  return rows.map((r) => r.project_id);
+  const subnets = await tx
+    .selectFrom('subnets')
+    .select('project_id')
+    .distinct()
+    .where('network_id', '=', networkId)
+    .where('project_id', '!=', owner)
+    .where(sql<boolean>`not ${ownEntry}`)
+    .execute();
+  return [...new Set([...ports, ...subnets].map((r) => r.project_id))];
 }
 
 export function scopeAll(): Condition {

@@ -12,7 +12,7 @@ import type {
   IpAllocationTable,
   PortTable,
 } from './schema.js';
-import { loadTags } from './tags.js';
+import { addTags, loadTags } from './tags.js';
 
 export interface PortRecord {
   readonly row: PortTable;
@@ -78,6 +78,34 @@ export function portVisibility(projectId: string | null): Condition {
   ]);
 }
 
+/** Binary string order, whatever the database's collation (Neutron's MySQL/PostgreSQL order for these). */
+function byText<T>(...keys: ((item: T) => string | number)[]) {
+  return (a: T, b: T): number => {
+    for (const key of keys) {
+      const x = key(a);
+      const y = key(b);
+      if (x < y) return -1;
+      if (x > y) return 1;
+    }
+    return 0;
+  };
+}
+
+/**
+ * Puts a port's children in the order the API shows them: fixed IPs by address then subnet (as
+ * Neutron's relationship does), pairs by MAC then address, DHCP options by name then version.
+ */
+export function orderPortChildren(record: PortRecord): PortRecord {
+  return {
+    ...record,
+    fixedIps: [...record.fixedIps].sort(byText((f) => f.ip_address, (f) => f.subnet_id)),
+    addressPairs: [...record.addressPairs].sort(byText((p) => p.mac_address, (p) => p.ip_address)),
+    extraDhcpOpts: [...record.extraDhcpOpts].sort(byText((o) => o.opt_name, (o) => o.ip_version)),
+    securityGroups: [...record.securityGroups].sort(),
+    tags: [...record.tags].sort(),
+  };
+}
+
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
@@ -92,22 +120,10 @@ export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRe
   const groups = new Map<string, string[]>();
   for (const part of chunks(ids)) {
     const [ipRows, pairRows, optRows, groupRows] = await Promise.all([
-      db
-        .selectFrom('ip_allocations')
-        .select(['port_id', 'subnet_id', 'ip_address'])
-        .where('port_id', 'in', part)
-        .orderBy('ip_address')
-        .orderBy('subnet_id')
-        .execute(),
-      db
-        .selectFrom('allowed_address_pairs')
-        .selectAll()
-        .where('port_id', 'in', part)
-        .orderBy('mac_address')
-        .orderBy('ip_address')
-        .execute(),
-      db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', part).orderBy('opt_name').orderBy('ip_version').execute(),
-      db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', part).orderBy('security_group_id').execute(),
+      db.selectFrom('ip_allocations').select(['port_id', 'subnet_id', 'ip_address']).where('port_id', 'in', part).execute(),
+      db.selectFrom('allowed_address_pairs').selectAll().where('port_id', 'in', part).execute(),
+      db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', part).execute(),
+      db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', part).execute(),
     ]);
     for (const r of ipRows) push(fixedIps, r.port_id, { subnet_id: r.subnet_id, ip_address: r.ip_address });
     for (const r of pairRows) push(pairs, r.port_id, { mac_address: r.mac_address, ip_address: r.ip_address });
@@ -115,14 +131,16 @@ export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRe
     for (const r of groupRows) push(groups, r.port_id, r.security_group_id);
   }
   const tags = await loadTags(db, ids);
-  return rows.map((row) => ({
-    row,
-    fixedIps: fixedIps.get(row.id) ?? [],
-    addressPairs: pairs.get(row.id) ?? [],
-    extraDhcpOpts: opts.get(row.id) ?? [],
-    securityGroups: groups.get(row.id) ?? [],
-    tags: tags.get(row.id) ?? [],
-  }));
+  return rows.map((row) =>
+    orderPortChildren({
+      row,
+      fixedIps: fixedIps.get(row.id) ?? [],
+      addressPairs: pairs.get(row.id) ?? [],
+      extraDhcpOpts: opts.get(row.id) ?? [],
+      securityGroups: groups.get(row.id) ?? [],
+      tags: tags.get(row.id) ?? [],
+    }),
+  );
 }
 
 export async function listPortRecords(
@@ -164,6 +182,28 @@ export async function insertAllocations(tx: Tx, rows: IpAllocationTable[]): Prom
 
 export async function deletePortAllocations(tx: Tx, portId: string, ips: readonly string[]): Promise<void> {
   if (ips.length) await tx.deleteFrom('ip_allocations').where('port_id', '=', portId).where('ip_address', 'in', ips).execute();
+}
+
+/** The children of a port just inserted (nothing to replace yet). */
+export async function insertPortChildren(tx: Tx, record: PortRecord): Promise<void> {
+  const portId = record.row.id;
+  const networkId = record.row.network_id;
+  if (record.fixedIps.length) {
+    await tx.insertInto('ip_allocations').values(record.fixedIps.map((f) => ({ ...f, port_id: portId, network_id: networkId }))).execute();
+  }
+  if (record.addressPairs.length) {
+    await tx.insertInto('allowed_address_pairs').values(record.addressPairs.map((p) => ({ ...p, port_id: portId }))).execute();
+  }
+  if (record.extraDhcpOpts.length) {
+    await tx.insertInto('extra_dhcp_opts').values(record.extraDhcpOpts.map((o) => ({ ...o, port_id: portId }))).execute();
+  }
+  if (record.securityGroups.length) {
+    await tx
+      .insertInto('port_security_groups')
+      .values(record.securityGroups.map((g) => ({ port_id: portId, security_group_id: g })))
+      .execute();
+  }
+  await addTags(tx, 'port', portId, record.tags);
 }
 
 export async function replaceAddressPairs(tx: Tx, portId: string, pairs: readonly { mac_address: string; ip_address: string }[]): Promise<void> {

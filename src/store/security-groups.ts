@@ -82,7 +82,10 @@ export function rulesInGroupsOfProject(projectId: string | null): Condition {
 }
 
 /** Owner and default flag of each group, for rule records. */
-async function groupFacts(db: Db, groupIds: readonly string[]): Promise<Map<string, { projectId: string; isDefault: boolean }>> {
+async function groupFacts(
+  db: Db,
+  groupIds: readonly string[],
+): Promise<Map<string, { projectId: string; isDefault: boolean }>> {
   const facts = new Map<string, { projectId: string; isDefault: boolean }>();
   for (const part of chunks([...new Set(groupIds)])) {
     const rows = await db
@@ -134,7 +137,11 @@ export async function loadSecurityGroupRecords(db: Db, rows: SecurityGroupTable[
   const ids = rows.map((r) => r.id);
   const defaults = new Set<string>();
   for (const part of chunks(ids)) {
-    const found = await db.selectFrom('default_security_groups').select('security_group_id').where('security_group_id', 'in', part).execute();
+    const found = await db
+      .selectFrom('default_security_groups')
+      .select('security_group_id')
+      .where('security_group_id', 'in', part)
+      .execute();
     for (const d of found) defaults.add(d.security_group_id);
   }
   const owners = new Map(rows.map((r) => [r.id, r.project_id]));
@@ -155,16 +162,29 @@ export async function loadSecurityGroupRecords(db: Db, rows: SecurityGroupTable[
 }
 
 /** A list page; an unknown marker is ignored (Neutron pages these from the start then). */
-async function listFromStart<Row>(env: FilterEnv, table: ListTable, query: ListQuery, scope: Condition): Promise<Row[]> {
+async function listFromStart<Row>(
+  env: FilterEnv,
+  table: ListTable,
+  query: ListQuery,
+  scope: Condition,
+): Promise<Row[]> {
   const page = await listRows<Row>(env, table, query, scope);
   return page.markerFound ? page.rows : (await listRows<Row>(env, table, { ...query, marker: undefined }, scope)).rows;
 }
 
-export async function listSecurityGroupRecords(env: FilterEnv, query: ListQuery, scope: Condition): Promise<SecurityGroupRecord[]> {
+export async function listSecurityGroupRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<SecurityGroupRecord[]> {
   return loadSecurityGroupRecords(env.store.db, await listFromStart(env, SECURITY_GROUPS_TABLE, query, scope));
 }
 
-export async function listRuleRecords(env: FilterEnv, query: ListQuery, scope: Condition): Promise<SecurityGroupRuleRecord[]> {
+export async function listRuleRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<SecurityGroupRuleRecord[]> {
   return loadRuleRecords(env.store.db, await listFromStart(env, SECURITY_GROUP_RULES_TABLE, query, scope));
 }
 
@@ -199,7 +219,11 @@ export async function bumpSecurityGroupRevision(tx: Tx, id: string, by: number, 
 
 /** Whether any port is bound to the group. */
 export async function securityGroupInUse(db: Db, id: string): Promise<boolean> {
-  const row = await db.selectFrom('port_security_groups').select('port_id').where('security_group_id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('port_security_groups')
+    .select('port_id')
+    .where('security_group_id', '=', id)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -253,7 +277,10 @@ export async function defaultSecurityGroupId(db: Db, projectId: string): Promise
 
 /** Records `securityGroupId` as the project's default; the primary key refuses a second one. */
 export async function insertDefaultSecurityGroup(tx: Tx, projectId: string, securityGroupId: string): Promise<void> {
-  await tx.insertInto('default_security_groups').values({ project_id: projectId, security_group_id: securityGroupId }).execute();
+  await tx
+    .insertInto('default_security_groups')
+    .values({ project_id: projectId, security_group_id: securityGroupId })
+    .execute();
 }
 
 /** Which of `ids` exist, with their project (for visibility checks). */

@@ -60,7 +60,8 @@ for (const backend of BACKENDS) {
 
       const other = newProjectId();
       assert.deepEqual(await listGroups(member(project), `?project_id=${other}`), []);
-      assert.deepEqual(await listGroups(api.admin, `?project_id=${other}`), [], 'a member created nothing');
+      const usage = await api.admin.get(`/v2.0/quotas/${other}/details`);
+      assert.equal(usage.body.quota.security_group.used, 0, 'a member created nothing');
       const viaRules = await api.admin.get(`/v2.0/security-group-rules?tenant_id=${other}`);
       assert.equal(viaRules.body.security_group_rules.length, 4, 'an admin filter creates that project\u2019s');
       const third = newProjectId();
@@ -75,7 +76,9 @@ for (const backend of BACKENDS) {
 
     it('creates groups with the two egress rules, making the default group first', async () => {
       const project = newProjectId();
-      const r = await member(project).post('/v2.0/security-groups', { security_group: { name: 'web', description: 'w' } });
+      const r = await member(project).post('/v2.0/security-groups', {
+        security_group: { name: 'web', description: 'w' },
+      });
       assert.equal(r.status, 201, r.text);
       const sg = r.body.security_group;
       assert.deepEqual(Object.keys(sg), SG_KEYS);
@@ -114,14 +117,26 @@ for (const backend of BACKENDS) {
       assertError(await post({ security_groups: [{ name: 'ok' }, { name: 'Default' }] }), 409, ...taken);
       assert.equal((await post({ security_group: { name: ' default' } })).status, 201, 'no strip');
       const bad = (message: string) => ['HTTPBadRequest', message] as const;
-      assertError(await post({ security_group: { name: null } }), 400, ...bad("Invalid input for name. Reason: 'None' is not a valid string."));
+      assertError(
+        await post({ security_group: { name: null } }),
+        400,
+        ...bad("Invalid input for name. Reason: 'None' is not a valid string."),
+      );
       assertError(
         await post({ security_group: { name: 'x'.repeat(256) } }),
         400,
         ...bad(`Invalid input for name. Reason: '${'x'.repeat(256)}' exceeds maximum length of 255.`),
       );
-      assertError(await post({ security_group: { is_default: true } }), 400, ...bad("Unrecognized attribute(s) 'is_default'"));
-      assertError(await post({ security_group: { id: newProjectId() } }), 400, ...bad("Attribute 'id' not allowed in POST"));
+      assertError(
+        await post({ security_group: { is_default: true } }),
+        400,
+        ...bad("Unrecognized attribute(s) 'is_default'"),
+      );
+      assertError(
+        await post({ security_group: { id: newProjectId() } }),
+        400,
+        ...bad("Attribute 'id' not allowed in POST"),
+      );
       assertError(
         await post({ security_group: { security_group_rules: [] } }),
         400,
@@ -136,7 +151,9 @@ for (const backend of BACKENDS) {
       assertError(
         await post({ security_group: { project_id: newProjectId() } }),
         400,
-        ...bad("Specifying 'project_id' other than the authenticated project in request is not allowed for the current user."),
+        ...bad(
+          "Specifying 'project_id' other than the authenticated project in request is not allowed for the current user.",
+        ),
       );
       const forOther = newProjectId();
       const byAdmin = await post({ security_group: { name: 'for-other', project_id: forOther } }, api.admin);
@@ -164,8 +181,18 @@ for (const backend of BACKENDS) {
         'Constrained to 1, but current revision is 4',
       );
       assert.equal((await put({ name: 'y' }, { 'if-match': 'revision_number=4' })).status, 200);
-      assertError(await put({ name: 'DEFAULT' }), 409, 'SecurityGroupDefaultAlreadyExists', 'Default security group already exists.');
-      assertError(await put({ security_group_rules: [] }), 400, 'HTTPBadRequest', 'Cannot update read-only attribute security_group_rules');
+      assertError(
+        await put({ name: 'DEFAULT' }),
+        409,
+        'SecurityGroupDefaultAlreadyExists',
+        'Default security group already exists.',
+      );
+      assertError(
+        await put({ security_group_rules: [] }),
+        400,
+        'HTTPBadRequest',
+        'Cannot update read-only attribute security_group_rules',
+      );
     });
 
     it('keeps the default group named default, but lets its description and statefulness change', async () => {
@@ -176,7 +203,12 @@ for (const backend of BACKENDS) {
       const cannot = ['SecurityGroupCannotUpdateDefault', 'Updating default security group not allowed.'] as const;
       assertError(await put({ name: 'other' }), 409, ...cannot);
       assertError(await put({ name: 'other' }, api.admin), 409, ...cannot);
-      assertError(await put({ name: 'default' }), 409, 'SecurityGroupDefaultAlreadyExists', 'Default security group already exists.');
+      assertError(
+        await put({ name: 'default' }),
+        409,
+        'SecurityGroupDefaultAlreadyExists',
+        'Default security group already exists.',
+      );
       const described = await put({ description: 'mine', stateful: false });
       assert.equal(described.status, 200, described.text);
       assert.equal(described.body.security_group.description, 'mine');
@@ -189,8 +221,18 @@ for (const backend of BACKENDS) {
       const sg = await createGroup(m);
       const gone = await m.delete(`/v2.0/security-groups/${sg.id}`);
       assert.equal(gone.status, 204, gone.text);
-      assertError(await m.get(`/v2.0/security-groups/${sg.id}`), 404, 'SecurityGroupNotFound', `Security group ${sg.id} does not exist`);
-      assertError(await m.delete(`/v2.0/security-groups/${sg.id}`), 404, 'SecurityGroupNotFound', `Security group ${sg.id} does not exist`);
+      assertError(
+        await m.get(`/v2.0/security-groups/${sg.id}`),
+        404,
+        'SecurityGroupNotFound',
+        `Security group ${sg.id} does not exist`,
+      );
+      assertError(
+        await m.delete(`/v2.0/security-groups/${sg.id}`),
+        404,
+        'SecurityGroupNotFound',
+        `Security group ${sg.id} does not exist`,
+      );
 
       const [def] = await listGroups(m);
       assertError(
@@ -219,7 +261,12 @@ for (const backend of BACKENDS) {
       const after = (await m.get(`/v2.0/security-groups/${holder.id}`)).body.security_group;
       assert.deepEqual(after.security_group_rules.map(shape), ['egress IPv4   ', 'egress IPv6   ']);
       assert.equal(after.revision_number, before.revision_number + 1);
-      assertError(await m.get(`/v2.0/security-group-rules/${rule.body.security_group_rule.id}`), 404, 'SecurityGroupRuleNotFound', `Security group rule ${rule.body.security_group_rule.id} does not exist`);
+      assertError(
+        await m.get(`/v2.0/security-group-rules/${rule.body.security_group_rule.id}`),
+        404,
+        'SecurityGroupRuleNotFound',
+        `Security group rule ${rule.body.security_group_rule.id} does not exist`,
+      );
     });
 
     it("hides other projects' groups (404) and lets a reader look but not write (403)", async () => {
@@ -228,7 +275,11 @@ for (const backend of BACKENDS) {
       const stranger = member(newProjectId());
       const notFound = ['SecurityGroupNotFound', `Security group ${sg.id} does not exist`] as const;
       assertError(await stranger.get(`/v2.0/security-groups/${sg.id}`), 404, ...notFound);
-      assertError(await stranger.put(`/v2.0/security-groups/${sg.id}`, { security_group: { name: 'x' } }), 404, ...notFound);
+      assertError(
+        await stranger.put(`/v2.0/security-groups/${sg.id}`, { security_group: { name: 'x' } }),
+        404,
+        ...notFound,
+      );
       assertError(await stranger.delete(`/v2.0/security-groups/${sg.id}`), 404, ...notFound);
       assert.ok(!(await listGroups(stranger)).some((g) => g.id === sg.id));
       assert.equal((await api.admin.get(`/v2.0/security-groups/${sg.id}`)).status, 200);
@@ -236,8 +287,16 @@ for (const backend of BACKENDS) {
       const r = reader(owner);
       assert.equal((await r.get(`/v2.0/security-groups/${sg.id}`)).status, 200);
       const denied = (rule: string) => ['PolicyNotAuthorized', `rule:${rule} is disallowed by policy`] as const;
-      assertError(await r.post('/v2.0/security-groups', { security_group: { name: 'r' } }), 403, ...denied('create_security_group'));
-      assertError(await r.put(`/v2.0/security-groups/${sg.id}`, { security_group: { name: 'r' } }), 403, ...denied('update_security_group'));
+      assertError(
+        await r.post('/v2.0/security-groups', { security_group: { name: 'r' } }),
+        403,
+        ...denied('create_security_group'),
+      );
+      assertError(
+        await r.put(`/v2.0/security-groups/${sg.id}`, { security_group: { name: 'r' } }),
+        403,
+        ...denied('update_security_group'),
+      );
       assertError(await r.delete(`/v2.0/security-groups/${sg.id}`), 403, ...denied('delete_security_group'));
     });
 
@@ -330,9 +389,24 @@ for (const backend of BACKENDS) {
         all.slice(0, 2),
         'an unknown marker pages from the start',
       );
-      assertError(await m.get('/v2.0/security-groups?sort_key=description&sort_dir=asc'), 400, 'HTTPBadRequest', "['description'] is invalid attribute for sort_keys");
-      assertError(await m.get('/v2.0/security-groups?is_default=true'), 400, 'HTTPBadRequest', "['is_default'] is invalid attribute for filtering");
-      assertError(await m.get('/v2.0/security-groups?security_group_rules=x'), 400, 'HTTPBadRequest', "['security_group_rules'] is invalid attribute for filtering");
+      assertError(
+        await m.get('/v2.0/security-groups?sort_key=description&sort_dir=asc'),
+        400,
+        'HTTPBadRequest',
+        "['description'] is invalid attribute for sort_keys",
+      );
+      assertError(
+        await m.get('/v2.0/security-groups?is_default=true'),
+        400,
+        'HTTPBadRequest',
+        "['is_default'] is invalid attribute for filtering",
+      );
+      assertError(
+        await m.get('/v2.0/security-groups?security_group_rules=x'),
+        400,
+        'HTTPBadRequest',
+        "['security_group_rules'] is invalid attribute for filtering",
+      );
     });
 
     it('refuses to delete a group bound to a port, or to change its statefulness', async (t) => {
@@ -349,7 +423,11 @@ for (const backend of BACKENDS) {
       assert.equal(port.status, 201, port.text);
       const inUse = ['SecurityGroupInUse', `Security Group ${sg.id} in use.`] as const;
       assertError(await m.delete(`/v2.0/security-groups/${sg.id}`), 409, ...inUse);
-      assertError(await m.put(`/v2.0/security-groups/${sg.id}`, { security_group: { stateful: false } }), 409, ...inUse);
+      assertError(
+        await m.put(`/v2.0/security-groups/${sg.id}`, { security_group: { stateful: false } }),
+        409,
+        ...inUse,
+      );
       assert.equal((await m.put(`/v2.0/security-groups/${sg.id}`, { security_group: { stateful: true } })).status, 200);
       assert.equal((await m.delete(`/v2.0/ports/${port.body.port.id}`)).status, 204);
       assert.equal((await m.delete(`/v2.0/security-groups/${sg.id}`)).status, 204);

@@ -16,6 +16,8 @@ export type NetworkType = (typeof NETWORK_TYPES)[number];
 
 export const MIN_VLAN_TAG = 1;
 export const MAX_VLAN_TAG = 4094;
+/** OVN's largest tunnel key for logical switches when no VXLAN chassis exists (NB_Global `max_tunid`). */
+export const MAX_GENEVE_VNI = 16711680;
 /** IPv4 header the tunnel adds on top of the geneve header (`overlay_ip_version` 4). */
 const TUNNEL_IP_HEADER = 20;
 
@@ -93,6 +95,11 @@ export function requestedSegment(config: SegmentConfig, request: ProviderRequest
   switch (type) {
     case 'geneve':
       if (physicalNetwork) throw invalid('provider:physical_network specified for geneve network');
+      if (segmentationId !== null && segmentationId > MAX_GENEVE_VNI) {
+        throw invalid(`Segmentation ID should be lower or equal to ${MAX_GENEVE_VNI}`);
+      }
+      // Neutron accepts 0 and negative VNIs and OVN cannot use them; octonet refuses them.
+      if (segmentationId !== null && segmentationId < 1) throw invalid('Segmentation ID should be greater or equal to 1');
       return { network_type: 'geneve', physical_network: null, segmentation_id: segmentationId };
     case 'vlan':
       if (physicalNetwork) {
@@ -124,9 +131,27 @@ export function storedKey(segment: Segment): { type: string; physnet: string; id
   return { type: segment.network_type, physnet: segment.physical_network ?? '', id: segment.segmentation_id ?? 0 };
 }
 
-async function firstFree(tx: Tx, type: string, physnet: string, ranges: readonly Range[]): Promise<number | null> {
-  for (const [min, max] of ranges) {
-    const id = await lowestFreeSegmentationId(tx, type, physnet, min, max);
+/**
+ * A free id of the ranges, chosen at random as Neutron does (clients must not expect the lowest):
+ * the lowest free id at or after a random point, wrapping round to the start of the ranges.
+ * Random starts also keep concurrent creators from all racing for the same id.
+ */
+async function randomFree(tx: Tx, type: string, physnet: string, ranges: readonly Range[]): Promise<number | null> {
+  const total = ranges.reduce((n, [min, max]) => n + (max - min + 1), 0);
+  if (total <= 0) return null;
+  let offset = Math.floor(Math.random() * total);
+  let startRange = 0;
+  while (offset > ranges[startRange]![1] - ranges[startRange]![0]) {
+    offset -= ranges[startRange]![1] - ranges[startRange]![0] + 1;
+    startRange++;
+  }
+  for (let i = 0; i <= ranges.length; i++) {
+    const index = (startRange + i) % ranges.length;
+    const [min, max] = ranges[index]!;
+    const from = i === 0 ? min + offset : min;
+    const to = i === ranges.length ? min + offset - 1 : max;
+    if (from > to) continue;
+    const id = await lowestFreeSegmentationId(tx, type, physnet, from, to);
     if (id !== null) return id;
   }
   return null;
@@ -153,7 +178,7 @@ export async function reserveProviderSegment(tx: Tx, config: SegmentConfig, segm
       }
       const physnets = segment.physical_network ? [segment.physical_network] : [...config.vlanRanges.keys()];
       for (const physnet of physnets) {
-        const id = await firstFree(tx, 'vlan', physnet, config.vlanRanges.get(physnet) ?? []);
+        const id = await randomFree(tx, 'vlan', physnet, config.vlanRanges.get(physnet) ?? []);
         if (id !== null) return { ...segment, physical_network: physnet, segmentation_id: id };
       }
       throw NoNetworkAvailable({});
@@ -163,7 +188,7 @@ export async function reserveProviderSegment(tx: Tx, config: SegmentConfig, segm
         if (await segmentTaken(tx, 'geneve', '', key.id)) throw TunnelIdInUse({ tunnel_id: segment.segmentation_id });
         return segment;
       }
-      const id = await firstFree(tx, 'geneve', '', config.geneveRanges);
+      const id = await randomFree(tx, 'geneve', '', config.geneveRanges);
       if (id === null) throw NoNetworkAvailable({});
       return { ...segment, segmentation_id: id };
     }
@@ -174,11 +199,11 @@ export async function reserveProviderSegment(tx: Tx, config: SegmentConfig, segm
 export async function allocateTenantSegment(tx: Tx, config: SegmentConfig): Promise<Segment> {
   for (const type of config.tenantNetworkTypes) {
     if (type === 'geneve') {
-      const id = await firstFree(tx, 'geneve', '', config.geneveRanges);
+      const id = await randomFree(tx, 'geneve', '', config.geneveRanges);
       if (id !== null) return { network_type: 'geneve', physical_network: null, segmentation_id: id };
     } else {
       for (const [physnet, ranges] of config.vlanRanges) {
-        const id = await firstFree(tx, 'vlan', physnet, ranges);
+        const id = await randomFree(tx, 'vlan', physnet, ranges);
         if (id !== null) return { network_type: 'vlan', physical_network: physnet, segmentation_id: id };
       }
     }

@@ -27,7 +27,8 @@ import {
   ACCESS_AS_SHARED,
   deleteNetworkRow,
   deleteWildcardRbac,
-  foreignPortProjects,
+  projectsUsingSharedNetwork,
+  getNetworkAccess,
   getNetworkRecord,
   insertNetwork,
   insertRbac,
@@ -40,11 +41,14 @@ import {
   setExternal,
   updateNetworkRow,
   updateSegmentationId,
+  type NetworkAccess,
   type NetworkRecord,
 } from '../../store/networks.js';
 import { TRUE } from '../../store/list.js';
 import { toBool, type NetworkTable } from '../../store/schema.js';
 import { deleteNetworkContents, portsBlockingNetworkDelete, hasRouterGatewayPorts } from '../../store/ports.js';
+import { subnetsOfNetwork } from '../../store/subnets.js';
+import { checkNetworkMtuForSubnet } from '../subnets/validation.js';
 import { NETWORK_SPEC } from './attributes.js';
 import {
   allocateTenantSegment,
@@ -69,7 +73,7 @@ export function segmentOf(record: NetworkRecord): Segment {
 }
 
 /** Admins and services see every network; others their own and those shared with them. */
-export function canSeeNetwork(ctx: RequestContext, record: NetworkRecord): boolean {
+export function canSeeNetwork(ctx: RequestContext, record: NetworkAccess): boolean {
   if (ctx.isAdmin || ctx.isService) return true;
   if (record.row.project_id === ctx.projectId) return true;
   return record.rbac.some((r) => r.target_project === '*' || r.target_project === ctx.projectId);
@@ -114,8 +118,8 @@ export class NetworkService implements ResourceService {
   }
 
   /** A network the caller may see, or NetworkNotFound. For subnets and ports to build on. */
-  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<NetworkRecord> {
-    const record = await getNetworkRecord(db, id);
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<NetworkAccess> {
+    const record = await getNetworkAccess(db, id);
     if (!record || !canSeeNetwork(ctx, record)) throw this.notFound(id);
     return record;
   }
@@ -132,7 +136,8 @@ export class NetworkService implements ResourceService {
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
-    const record = await this.getVisible(this.deps.store.db, ctx, id);
+    const record = await getNetworkRecord(this.deps.store.db, id);
+    if (!record || !canSeeNetwork(ctx, record)) throw this.notFound(id);
     const view = this.view(record, ctx);
     if (!this.deps.authz.canRead(ctx, 'network', view)) throw this.notFound(id);
     return view;
@@ -222,7 +227,11 @@ export class NetworkService implements ResourceService {
       }
       await this.updateProvider(tx, record, body);
       if ('mtu' in body) {
-        patch.mtu = validMtu(body.mtu as number, maxMtu(deps.segments, segmentOf(await this.reload(tx, id))));
+        const mtu = body.mtu as number;
+        if (mtu) {
+          for (const subnet of await subnetsOfNetwork(tx, id)) checkNetworkMtuForSubnet(id, mtu, subnet.ip_version);
+        }
+        patch.mtu = validMtu(mtu, maxMtu(deps.segments, segmentOf(await this.reload(tx, id))));
       }
       if ('shared' in body) await this.updateShared(tx, record, body.shared as boolean);
       if ('router:external' in body && body['router:external'] !== record.external) {
@@ -282,8 +291,8 @@ export class NetworkService implements ResourceService {
       });
       return;
     }
-    if ((await foreignPortProjects(tx, record.row.id, record.row.project_id)).length > 0) {
-      throw InvalidSharedSetting({ network: record.row.id });
+    if ((await projectsUsingSharedNetwork(tx, record.row.id, record.row.project_id)).length > 0) {
+      throw InvalidSharedSetting({ network: record.row.name });
     }
     await deleteWildcardRbac(tx, record.row.id, ACCESS_AS_SHARED);
   }

@@ -18,7 +18,15 @@ import {
   SubnetNotFound,
 } from '../errors.js';
 import { formatIp, parseIp } from '../ip.js';
-import { chooseFreeAddress, eui64For, isAutoAddressSubnet, isValidPortAddress, ROUTER_INTERFACE_OWNERS, type IpamSubnet } from '../ipam.js';
+import {
+  chooseFreeAddress,
+  eui64For,
+  isAutoAddressSubnet,
+  isValidPortAddress,
+  LOWEST_ADDRESS_OWNERS,
+  ROUTER_INTERFACE_OWNERS,
+  type IpamSubnet,
+} from '../ipam.js';
 
 export interface FixedIpRequest {
   subnet_id?: string;
@@ -117,7 +125,7 @@ async function allocate(resolved: readonly Resolved[], port: PortIdentity, book:
     if (ip !== undefined) {
       if (claimed.has(ip) || (await book.isTaken(ip))) throw IpAddressAlreadyAllocated({ ip, subnet_id: r.subnet.id });
     } else {
-      ip = (await chooseAmong([r.subnet], book, claimed)) ?? undefined;
+      ip = (await chooseAmong([r.subnet], book, claimed, port)) ?? undefined;
       if (ip === undefined) throw SubnetIpAddressGenerationFailure({ subnet_id: r.subnet.id });
     }
     claimed.add(ip);
@@ -126,12 +134,18 @@ async function allocate(resolved: readonly Resolved[], port: PortIdentity, book:
   return result;
 }
 
-async function chooseAmong(subnets: readonly IpamSubnet[], book: AddressBook, claimed: ReadonlySet<string>): Promise<string | null> {
+async function chooseAmong(
+  subnets: readonly IpamSubnet[],
+  book: AddressBook,
+  claimed: ReadonlySet<string>,
+  port: PortIdentity,
+): Promise<string | null> {
   for (const subnet of subnets) {
     const ip = await chooseFreeAddress(
       subnet,
       async (candidate) => claimed.has(candidate) || (await book.isTaken(candidate)),
       async () => new Set([...(await book.allocatedOnSubnet(subnet.id)), ...claimed]),
+      LOWEST_ADDRESS_OWNERS.includes(port.deviceOwner),
     );
     if (ip !== null) return ip;
   }
@@ -141,7 +155,7 @@ async function chooseAmong(subnets: readonly IpamSubnet[], book: AddressBook, cl
 /**
  * The addresses of a new port. Without `requests`: one IPv4 address (first subnet with room), one
  * stateful/static IPv6 address, and the EUI-64 address of every auto-address subnet. With
- * `requests` (possibly empty for an unaddressed port): exactly those, plus the auto addresses.
+ * `requests`: exactly those, plus the auto addresses (even for `[]`, as Neutron does).
  */
 export async function allocateForNewPort(
   subnets: readonly IpamSubnet[],
@@ -150,7 +164,6 @@ export async function allocateForNewPort(
   book: AddressBook,
 ): Promise<Allocation[]> {
   if (requests !== undefined) {
-    if (requests.length === 0) return [];
     const resolved = await resolveRequests(requests, subnets, port, book);
     const requestedAuto = new Set(resolved.filter((r) => r.eui64 || isAutoAddressSubnet(r.subnet)).map((r) => r.subnet.id));
     return allocate([...resolved, ...autoAddresses(subnets, port, requestedAuto)], port, book);
@@ -164,7 +177,7 @@ export async function allocateForNewPort(
   ];
   for (const group of groups) {
     if (group.length === 0) continue;
-    const ip = await chooseAmong(group, book, claimed);
+    const ip = await chooseAmong(group, book, claimed, port);
     if (ip === null) throw IpAddressGenerationFailure({ net_id: port.networkId });
     const version = group[0]!.version;
     const subnet = group.find((s) => s.version === version && isValidPortAddress(s.cidr, parseIp(ip)!.value, port.deviceOwner))!;

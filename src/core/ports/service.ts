@@ -20,7 +20,7 @@ import { timestamp } from '../standard-attributes.js';
 import { countByProject, policyTarget, type NetworkService } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE } from '../../store/list.js';
-import { getNetworkRecord, isSharedWith, type NetworkRecord } from '../../store/networks.js';
+import { getNetworkAccess, isSharedWith, type NetworkAccess } from '../../store/networks.js';
 import {
   addressTaken,
   deletePortAllocations,
@@ -28,9 +28,10 @@ import {
   getPortRecord,
   insertAllocations,
   insertPort,
+  insertPortChildren,
   listPortRecords,
-  loadPortRecords,
   lockPortRow,
+  orderPortChildren,
   macInUse,
   portVisibility,
   replaceAddressPairs,
@@ -41,7 +42,6 @@ import {
 } from '../../store/ports.js';
 import { toBool, type PortTable } from '../../store/schema.js';
 import { allocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
-import { addTags } from '../../store/tags.js';
 import { createPortSpec } from './attributes.js';
 import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
 import { allocateForNewPort, changeFixedIps, type AddressBook, type Allocation, type FixedIpRequest } from './fixed-ips.js';
@@ -49,6 +49,11 @@ import { generateUniqueMac } from './mac.js';
 import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
 
 const UNBOUND = 'unbound';
+
+/** Most ports have empty binding dicts; skipping JSON.parse for them matters in long lists. */
+function parseJsonObject(text: string): unknown {
+  return text === '{}' ? {} : JSON.parse(text);
+}
 
 export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
@@ -83,10 +88,10 @@ export class PortService implements ResourceService {
       security_groups: record.securityGroups,
       description: row.description,
       'binding:vnic_type': row.binding_vnic_type,
-      'binding:profile': JSON.parse(row.binding_profile) as unknown,
+      'binding:profile': parseJsonObject(row.binding_profile),
       'binding:host_id': row.binding_host_id,
       'binding:vif_type': row.binding_vif_type,
-      'binding:vif_details': JSON.parse(row.binding_vif_details) as unknown,
+      'binding:vif_details': parseJsonObject(row.binding_vif_details),
       port_security_enabled: toBool(row.port_security_enabled),
       dns_name: row.dns_name,
       dns_assignment: dnsAssignment(addresses, row.dns_name, this.deps.config.network.dns_domain, row.dns_domain),
@@ -100,7 +105,7 @@ export class PortService implements ResourceService {
     };
   }
 
-  private target(view: View, network: NetworkRecord | undefined, ctx: RequestContext): PolicyTarget {
+  private target(view: View, network: NetworkAccess | undefined, ctx: RequestContext): PolicyTarget {
     return {
       ...view,
       'network:project_id': network?.row.project_id,
@@ -108,13 +113,13 @@ export class PortService implements ResourceService {
     };
   }
 
-  private visible(ctx: RequestContext, row: PortTable, network: NetworkRecord | undefined): boolean {
+  private visible(ctx: RequestContext, row: PortTable, network: NetworkAccess | undefined): boolean {
     return ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || network?.row.project_id === ctx.projectId;
   }
 
-  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: PortRecord; network: NetworkRecord }> {
+  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: PortRecord; network: NetworkAccess }> {
     const record = await getPortRecord(db, id);
-    const network = record ? await getNetworkRecord(db, record.row.network_id) : undefined;
+    const network = record ? await getNetworkAccess(db, record.row.network_id) : undefined;
     if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
     if (!this.deps.authz.canRead(ctx, 'port', this.target(this.view(record), network, ctx))) throw this.notFound(id);
     return { record, network };
@@ -126,11 +131,11 @@ export class PortService implements ResourceService {
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const views = records.map((r) => this.view(r));
     if (ctx.isAdmin || ctx.isService) return views;
-    const networks = new Map<string, NetworkRecord | undefined>();
+    const networks = new Map<string, NetworkAccess | undefined>();
     const result: View[] = [];
     for (const view of views) {
       const networkId = view.network_id as string;
-      if (!networks.has(networkId)) networks.set(networkId, await getNetworkRecord(this.deps.store.db, networkId));
+      if (!networks.has(networkId)) networks.set(networkId, await getNetworkAccess(this.deps.store.db, networkId));
       if (this.deps.authz.canRead(ctx, 'port', this.target(view, networks.get(networkId), ctx))) result.push(view);
     }
     return result;
@@ -157,7 +162,7 @@ export class PortService implements ResourceService {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
       for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { port: count });
-      const networks: NetworkRecord[] = [];
+      const networks: NetworkAccess[] = [];
       for (const item of items) {
         const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
         deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
@@ -172,7 +177,7 @@ export class PortService implements ResourceService {
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkRecord): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
     const { deps } = this;
     const networkId = network.row.id;
     const projectId = item.project_id as string;
@@ -220,14 +225,18 @@ export class PortService implements ResourceService {
       created_at: now,
       updated_at: now,
     };
+    // Built in memory rather than read back: the view is what was written.
+    const record = orderPortChildren({
+      row,
+      fixedIps: allocations,
+      addressPairs: security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac! })),
+      extraDhcpOpts: optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null),
+      securityGroups: security.securityGroups,
+      tags: (item.tags as string[] | undefined) ?? [],
+    });
     await insertPort(tx, row);
-    await insertAllocations(tx, allocations.map((a) => ({ ...a, port_id: row.id, network_id: networkId })));
-    await replaceAddressPairs(tx, row.id, security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac! })));
-    await replaceExtraDhcpOpts(tx, row.id, optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null));
-    await replacePortSecurityGroups(tx, row.id, security.securityGroups);
-    await addTags(tx, 'port', row.id, (item.tags as string[] | undefined) ?? []);
-    const [record] = await loadPortRecords(tx, [row]);
-    const view = this.view(record!);
+    await insertPortChildren(tx, record);
+    const view = this.view(record);
     deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
     return view;
   }

@@ -84,7 +84,14 @@ export const SECURITY_GROUP_RULE_SPEC: ResourceSpec = {
     remote_ip_prefix: createOnly({ default: null, convert: convertIpPrefixToCidr }),
     tenant_id: PROJECT,
     // Accepted as filter and sort key by the API, as in Neutron; the rule service answers for them.
-    normalized_cidr: { post: false, put: false, validate: validateSubnetOrNone, visible: true, filter: true, sort: true },
+    normalized_cidr: {
+      post: false,
+      put: false,
+      validate: validateSubnetOrNone,
+      visible: true,
+      filter: true,
+      sort: true,
+    },
     remote_address_group_id: createOnly({ default: null }),
     belongs_to_default_sg: { post: false, put: false, convert: convertToBooleanIfNotNone, visible: true, filter: true },
     project_id: PROJECT,

@@ -34,7 +34,12 @@ export const DEFAULT_RULE_TEMPLATES = [
 ] as const;
 
 /** The rows of the rules a group starts with: every template for `default`, the egress ones otherwise. */
-export function initialRules(securityGroupId: string, projectId: string, isDefault: boolean, now: string): SecurityGroupRuleTable[] {
+export function initialRules(
+  securityGroupId: string,
+  projectId: string,
+  isDefault: boolean,
+  now: string,
+): SecurityGroupRuleTable[] {
   return DEFAULT_RULE_TEMPLATES.filter((t) => isDefault || !t.remoteGroup).map((t) => ({
     id: randomUUID(),
     project_id: projectId,
@@ -54,7 +59,12 @@ export function initialRules(securityGroupId: string, projectId: string, isDefau
 }
 
 /** Returns the project's default group id, creating the group first when the project has none. */
-export async function ensureDefaultSecurityGroup(store: Store, quotas: QuotaEngine, tx: Tx, projectId: string): Promise<string> {
+export async function ensureDefaultSecurityGroup(
+  store: Store,
+  quotas: QuotaEngine,
+  tx: Tx,
+  projectId: string,
+): Promise<string> {
   const existing = await defaultSecurityGroupId(tx, projectId);
   if (existing) return existing;
   const id = randomUUID();
@@ -82,7 +92,11 @@ export async function ensureDefaultSecurityGroup(store: Store, quotas: QuotaEngi
  * `project_id` filter, else the first `tenant_id` filter, else the caller's; only an admin
  * creates another project's. Runs in its own transaction, before the list reads.
  */
-export async function ensureDefaultSecurityGroupBeforeList(deps: CoreDeps, ctx: RequestContext, query: ListQuery): Promise<void> {
+export async function ensureDefaultSecurityGroupBeforeList(
+  deps: CoreDeps,
+  ctx: RequestContext,
+  query: ListQuery,
+): Promise<void> {
   const projectId = query.filters.project_id?.[0] ?? query.filters.tenant_id?.[0] ?? ctx.projectId;
   if (typeof projectId !== 'string' || projectId === '') return;
   if (projectId !== ctx.projectId && !ctx.isAdmin) return;

@@ -83,12 +83,19 @@ export class SecurityGroupRuleService implements ResourceService {
     await ensureDefaultSecurityGroupBeforeList(this.deps, ctx, query);
     // The API accepts it as a sort key (the attribute map says so); Neutron's database layer refuses it.
     if (query.sorts.some((s) => s.key === 'normalized_cidr')) {
-      throw BadRequest({ resource: 'securitygrouprules', msg: "'normalized_cidr' is an invalid attribute for sort key" });
+      throw BadRequest({
+        resource: 'securitygrouprules',
+        msg: "'normalized_cidr' is an invalid attribute for sort key",
+      });
     }
     // Every rule's remote_address_group_id is null: sorting on it changes nothing.
     const sorts = query.sorts.filter((s) => s.key !== 'remote_address_group_id');
     const scope = ctx.isAdmin ? TRUE : rulesInGroupsOfProject(ctx.projectId);
-    const records = await listRuleRecords({ store: this.deps.store, projectId: ctx.projectId }, { ...query, sorts }, scope);
+    const records = await listRuleRecords(
+      { store: this.deps.store, projectId: ctx.projectId },
+      { ...query, sorts },
+      scope,
+    );
     return records.filter((r) => this.canRead(ctx, r)).map(ruleView);
   }
 
@@ -107,7 +114,8 @@ export class SecurityGroupRuleService implements ResourceService {
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
-      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { security_group_rule: count });
+      for (const [project, count] of countByProject(items))
+        await deps.quotas.enforce(tx, project, { security_group_rule: count });
       await this.authorizeCreate(tx, ctx, items);
       const groupId = singleGroup(items);
       for (const item of items) await this.validate(tx, ctx, item);
@@ -224,7 +232,12 @@ export class SecurityGroupRuleService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       await deleteRuleRow(tx, id);
       await bumpSecurityGroupRevision(tx, record.row.security_group_id, 1, timestamp());
-      const event = { resource: 'security_group_rule' as const, operation: 'delete' as const, request: ctx, current: ruleView(record) };
+      const event = {
+        resource: 'security_group_rule' as const,
+        operation: 'delete' as const,
+        request: ctx,
+        current: ruleView(record),
+      };
       deps.drivers.precommit(event);
       return { result: undefined, events: [event] };
     });

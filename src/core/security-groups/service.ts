@@ -90,13 +90,19 @@ export class SecurityGroupService implements ResourceService {
     return writeTransaction(deps, async (tx) => {
       // Counted before the project's default group may be created below, as Neutron's quota hook
       // does: a new project's first group is allowed even with a quota of one.
-      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { security_group: count });
+      for (const [project, count] of countByProject(items))
+        await deps.quotas.enforce(tx, project, { security_group: count });
       for (const item of items) deps.authz.enforceCreate(ctx, this.spec, item);
       const views: View[] = [];
       for (const item of items) views.push(await this.createOne(tx, ctx, item));
       return {
         result: views,
-        events: views.map((current) => ({ resource: 'security_group' as const, operation: 'create' as const, request: ctx, current })),
+        events: views.map((current) => ({
+          resource: 'security_group' as const,
+          operation: 'create' as const,
+          request: ctx,
+          current,
+        })),
       };
     });
   }
@@ -142,7 +148,8 @@ export class SecurityGroupService implements ResourceService {
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       if (Object.keys(body).length === 0) return { result: original, events: [] };
       // OVN cannot switch a group's ACLs between stateful and stateless under bound ports.
-      if ('stateful' in body && body.stateful !== toBool(row.stateful) && (await securityGroupInUse(tx, id))) throw inUse(id);
+      if ('stateful' in body && body.stateful !== toBool(row.stateful) && (await securityGroupInUse(tx, id)))
+        throw inUse(id);
       // Neutron knows the default group by its name here, and refuses even an unchanged name.
       if (row.name === DEFAULT_SECURITY_GROUP_NAME && 'name' in body) throw SecurityGroupCannotUpdateDefault({});
       checkRevision(row.revision_number, precondition);
@@ -153,7 +160,13 @@ export class SecurityGroupService implements ResourceService {
       if ('stateful' in body) patch.stateful = deps.store.bool(body.stateful as boolean);
       await updateSecurityGroupRow(tx, id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
-      const event = { resource: 'security_group' as const, operation: 'update' as const, request: ctx, current, original };
+      const event = {
+        resource: 'security_group' as const,
+        operation: 'update' as const,
+        request: ctx,
+        current,
+        original,
+      };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
     });

@@ -30,7 +30,7 @@ import { timestamp } from '../standard-attributes.js';
 import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork, countByProject, policyTarget } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE, listRows } from '../../store/list.js';
-import { getNetworkRecord, isSharedWith, lockNetworkRow, type NetworkRecord } from '../../store/networks.js';
+import { getNetworkAccess, isExternal, isSharedWith, lockNetworkRow, type NetworkAccess } from '../../store/networks.js';
 import { bumpPortRevisions, insertAllocations, portsOnNetwork } from '../../store/ports.js';
 import { toBool, type SubnetTable } from '../../store/schema.js';
 import {
@@ -93,12 +93,12 @@ export class SubnetService implements ResourceService {
   }
 
   /** The policy target: the subnet with its network's owner, sharing and external flag. */
-  private target(view: View, network: NetworkRecord | undefined, ctx: RequestContext): PolicyTarget {
+  private target(view: View, network: NetworkAccess | undefined, ctx: RequestContext): PolicyTarget {
     return {
       ...view,
       'network:project_id': network?.row.project_id,
       shared: network ? isSharedWith(network, ctx.projectId) : false,
-      'router:external': network?.external ?? false,
+      'router:external': network ? isExternal(network) : false,
     };
   }
 
@@ -110,9 +110,9 @@ export class SubnetService implements ResourceService {
     return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [] }));
   }
 
-  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: SubnetRecord; network: NetworkRecord }> {
+  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: SubnetRecord; network: NetworkAccess }> {
     const row = await getSubnetRow(db, id);
-    const network = row ? await getNetworkRecord(db, row.network_id) : undefined;
+    const network = row ? await getNetworkAccess(db, row.network_id) : undefined;
     if (!row || !network) throw this.notFound(id);
     const [record] = await this.records(db, [row]);
     const visible = ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || canSeeNetwork(ctx, network);
@@ -133,11 +133,11 @@ export class SubnetService implements ResourceService {
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const views = (await this.records(this.deps.store.db, rows)).map((r) => this.view(r));
     if (ctx.isAdmin) return views;
-    const networks = new Map<string, NetworkRecord | undefined>();
+    const networks = new Map<string, NetworkAccess | undefined>();
     const result: View[] = [];
     for (const view of views) {
       const networkId = view.network_id as string;
-      if (!networks.has(networkId)) networks.set(networkId, await getNetworkRecord(this.deps.store.db, networkId));
+      if (!networks.has(networkId)) networks.set(networkId, await getNetworkAccess(this.deps.store.db, networkId));
       if (this.deps.authz.canRead(ctx, 'subnet', this.target(view, networks.get(networkId), ctx))) result.push(view);
     }
     return result;
@@ -151,9 +151,9 @@ export class SubnetService implements ResourceService {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
       for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { subnet: count });
-      const networks: NetworkRecord[] = [];
+      const networks: NetworkAccess[] = [];
       for (const item of items) {
-        const network = await getNetworkRecord(tx, item.network_id as string);
+        const network = await getNetworkAccess(tx, item.network_id as string);
         if (!network) throw NetworkNotFound({ net_id: item.network_id });
         deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
         networks.push(network);
@@ -167,7 +167,7 @@ export class SubnetService implements ResourceService {
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkRecord): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
     const { deps } = this;
     const hasCidr = item.cidr !== undefined && item.cidr !== null;
     if (hasCidr && item.prefixlen !== undefined) {
@@ -195,10 +195,11 @@ export class SubnetService implements ResourceService {
     const net = parseNetwork(cidr)!;
     const gateway =
       request.gateway_ip === undefined ? defaultGateway(net) : request.gateway_ip === null ? null : parseIp(request.gateway_ip)!.value;
+    // Neutron returns a new subnet's pools sorted (an update keeps the order given).
     const pools =
       item.allocation_pools === undefined
         ? generatePools(net, gateway)
-        : validatePools(item.allocation_pools as PoolText[], net);
+        : validatePools(item.allocation_pools as PoolText[], net).sort((a, b) => (a.first < b.first ? -1 : 1));
     if (item.allocation_pools !== undefined && gateway !== null) checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
 
     if (net.prefixLength === 0) throw InvalidInput({ error_message: '0 is not allowed as CIDR prefix length' });
@@ -225,7 +226,7 @@ export class SubnetService implements ResourceService {
       allocation_pools: JSON.stringify(pools.map((p) => formatRange(net.version, p))),
       dns_nameservers: JSON.stringify(request.dns_nameservers ?? []),
       host_routes: JSON.stringify(request.host_routes ?? []),
-      service_types: JSON.stringify(item.service_types ?? []),
+      service_types: JSON.stringify([...((item.service_types as string[] | undefined) ?? [])].sort()),
       dns_publish_fixed_ip: deps.store.bool(item.dns_publish_fixed_ip as boolean),
       position: await nextSubnetPosition(tx, networkRow.id),
       description: item.description as string,

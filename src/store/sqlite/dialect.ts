@@ -10,6 +10,31 @@ import { SqliteDialect } from 'kysely';
 import type { StoreDialect } from '../dialect.js';
 import { classifySqliteError } from './errors.js';
 
+/** Prepared statements kept per SQL text: Kysely prepares every query afresh, which costs more than running it. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * Makes `prepare` return a cached statement for SQL it has seen. Safe because better-sqlite3 is
+ * synchronous and Kysely runs one statement to completion before the next (it never iterates two
+ * results of one statement at once).
+ */
+function withStatementCache(db: Database.Database): Database.Database {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    let statement = cache.get(sql);
+    if (statement) {
+      cache.delete(sql); // re-insert: the Map's order is the eviction order
+    } else {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, statement);
+    return statement;
+  }) as typeof db.prepare;
+  return db;
+}
+
 export function createSqliteDialect(path: string): StoreDialect {
   return {
     name: 'sqlite',
@@ -28,7 +53,7 @@ export function createSqliteDialect(path: string): StoreDialect {
           db.pragma('synchronous = NORMAL');
           db.pragma('foreign_keys = ON');
           db.pragma('busy_timeout = 5000');
-          return db;
+          return withStatementCache(db);
         },
       });
     },
