@@ -58,7 +58,10 @@ export function parseIfMatch(header: string | string[] | undefined): Preconditio
     }
     const rest = tag.slice('revision_number='.length);
     if (!/^\s*[-+]?\d+\s*$/.test(rest)) {
-      throw BadRequest({ resource: 'if-match', msg: 'Revision number etag must be in the format of revision_number=<int>' });
+      throw BadRequest({
+        resource: 'if-match',
+        msg: 'Revision number etag must be in the format of revision_number=<int>',
+      });
     }
     revisionNumber = Number(rest.trim());
   }
@@ -87,7 +90,13 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
     },
     POST: async (request, reply) => {
       const { items, bulk } = prepareRequestBody(request.ctx, spec, jsonBody(request), true);
-      const views = renderViews(deps, request.ctx, service, await service.create(request.ctx, items), parseFields(query(request)));
+      const views = renderViews(
+        deps,
+        request.ctx,
+        service,
+        await service.create(request.ctx, items),
+        parseFields(query(request)),
+      );
       reply.code(201);
       return bulk ? { [spec.collection]: views } : { [spec.name]: views[0] };
     },

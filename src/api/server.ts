@@ -5,7 +5,13 @@
  * Route modules only translate HTTP to core calls; this module owns what is common to all of them.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { RequestContext } from '../core/context.js';

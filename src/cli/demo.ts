@@ -32,7 +32,13 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
   const net = (await call(url, 'POST', '/v2.0/networks', { network: { name: 'demo-net' } })).network;
   const subnet = (
     await call(url, 'POST', '/v2.0/subnets', {
-      subnet: { name: 'demo-subnet', network_id: net.id, ip_version: 4, cidr: '10.0.0.0/24', dns_nameservers: ['192.0.2.53'] },
+      subnet: {
+        name: 'demo-subnet',
+        network_id: net.id,
+        ip_version: 4,
+        cidr: '10.0.0.0/24',
+        dns_nameservers: ['192.0.2.53'],
+      },
     })
   ).subnet;
   const port = (await call(url, 'POST', '/v2.0/ports', { port: { name: 'demo-port', network_id: net.id } })).port;

@@ -134,7 +134,11 @@ export const NetworkNotFound = define<{ net_id: unknown }>(
   'NotFound',
   'Network %(net_id)s could not be found.',
 );
-export const SubnetPoolNotFound = define<{ subnetpool_id: unknown }>('SubnetPoolNotFound', 'NotFound', 'Subnet pool %(subnetpool_id)s could not be found.');
+export const SubnetPoolNotFound = define<{ subnetpool_id: unknown }>(
+  'SubnetPoolNotFound',
+  'NotFound',
+  'Subnet pool %(subnetpool_id)s could not be found.',
+);
 export const SubnetNotFound = define<{ subnet_id: unknown }>(
   'SubnetNotFound',
   'NotFound',

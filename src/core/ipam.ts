@@ -137,7 +137,10 @@ export function validatePools(requested: readonly PoolText[], cidr: IpNetwork): 
 export function checkGatewayOutOfPools(version: IpVersion, gateway: bigint, pools: readonly IpRange[]): void {
   for (const pool of pools) {
     if (gateway >= pool.first && gateway <= pool.last) {
-      throw GatewayConflictWithAllocationPools({ ip_address: formatIp(version, gateway), pool: rangeText(version, pool) });
+      throw GatewayConflictWithAllocationPools({
+        ip_address: formatIp(version, gateway),
+        pool: rangeText(version, pool),
+      });
     }
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { ResourceSpec } from './attributes.js';
 import type { RequestContext } from './context.js';
+import type { PolicyTarget } from './authorizer.js';
 import type { ListQuery } from './list-query.js';
 
 export type View = Record<string, unknown>;
@@ -27,4 +28,16 @@ export interface ResourceService {
   delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void>;
   /** The NotFound error of this resource type for an id (used for unknown markers and collection PUT/DELETE). */
   notFound(id: string | null): Error;
+}
+
+/** How many of `items` each project creates (quotas are counted per project). */
+export function countByProject(items: readonly Body[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item.project_id as string, (counts.get(item.project_id as string) ?? 0) + 1);
+  return counts;
+}
+
+/** Neutron's PUT policy target: the stored resource with the body's values on top. */
+export function policyTarget(original: View, body: Body): PolicyTarget {
+  return { ...original, ...body };
 }

@@ -128,7 +128,11 @@ export const validateOnelineNotEmptyString =
   (data) => {
     const msg = validateNotEmptyString(maxLen)(data);
     if (msg) return msg;
-    if ((data as string).split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/).filter((l, i, all) => i < all.length - 1 || l !== '').length > 1) {
+    if (
+      (data as string)
+        .split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/)
+        .filter((l, i, all) => i < all.length - 1 || l !== '').length > 1
+    ) {
       return `Multi-line string is not allowed: '${data as string}'`;
     }
     return undefined;

@@ -86,9 +86,18 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const external = new Set<string>();
   for (const part of chunks(ids)) {
     const [subnetRows, segmentRows, rbacRows, externalRows] = await Promise.all([
-      db.selectFrom('subnets').select(['id', 'network_id']).where('network_id', 'in', part).orderBy('position').execute(),
+      db
+        .selectFrom('subnets')
+        .select(['id', 'network_id'])
+        .where('network_id', 'in', part)
+        .orderBy('position')
+        .execute(),
       db.selectFrom('network_segments').selectAll().where('network_id', 'in', part).orderBy('segment_index').execute(),
-      db.selectFrom('network_rbacs').select(['object_id', 'target_project', 'action']).where('object_id', 'in', part).execute(),
+      db
+        .selectFrom('network_rbacs')
+        .select(['object_id', 'target_project', 'action'])
+        .where('object_id', 'in', part)
+        .execute(),
       db.selectFrom('external_networks').select('network_id').where('network_id', 'in', part).execute(),
     ]);
     for (const s of subnetRows) push(subnets, s.network_id, s.id);
@@ -131,8 +140,22 @@ export function isExternal(record: NetworkAccess): boolean {
 export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAccess | undefined> {
   const row = await db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return undefined;
-  const rbac = await db.selectFrom('network_rbacs').select(['target_project', 'action']).where('object_id', '=', id).execute();
+  const rbac = await db
+    .selectFrom('network_rbacs')
+    .select(['target_project', 'action'])
+    .where('object_id', '=', id)
+    .execute();
   return { row, rbac };
+}
+
+/** `getNetworkAccess` for many views' networks, each looked up once (lists of subnets and ports). */
+export async function networkAccessByView(db: Db, views: readonly { network_id?: unknown }[]): Promise<Map<string, NetworkAccess>> {
+  const result = new Map<string, NetworkAccess>();
+  for (const id of new Set(views.map((v) => v.network_id as string))) {
+    const access = await getNetworkAccess(db, id);
+    if (access) result.set(id, access);
+  }
+  return result;
 }
 
 export async function getNetworkRecord(db: Db, id: string): Promise<NetworkRecord | undefined> {
@@ -150,25 +173,16 @@ export async function lockNetworkRow(store: Store, tx: Tx, id: string): Promise<
   return q.executeTakeFirst();
 }
 
-export async function insertNetwork(tx: Tx, row: NetworkTable): Promise<void> {
-  await tx.insertInto('networks').values(row).execute();
-}
-
-export async function updateNetworkRow(tx: Tx, id: string, patch: Partial<NetworkTable>): Promise<void> {
-  await tx.updateTable('networks').set(patch).where('id', '=', id).execute();
-}
-
-export async function deleteNetworkRow(tx: Tx, id: string): Promise<void> {
-  await tx.deleteFrom('tags').where('resource_id', '=', id).execute();
-  await tx.deleteFrom('networks').where('id', '=', id).execute();
-}
-
 export async function insertSegment(tx: Tx, segment: NetworkSegmentTable): Promise<void> {
   await tx.insertInto('network_segments').values(segment).execute();
 }
 
 export async function updateSegmentationId(tx: Tx, segmentId: string, segmentationId: number): Promise<void> {
-  await tx.updateTable('network_segments').set({ segmentation_id: segmentationId }).where('id', '=', segmentId).execute();
+  await tx
+    .updateTable('network_segments')
+    .set({ segmentation_id: segmentationId })
+    .where('id', '=', segmentId)
+    .execute();
 }
 
 export async function segmentTaken(tx: Tx, type: string, physnet: string, segmentationId: number): Promise<boolean> {
@@ -210,10 +224,26 @@ export async function lowestFreeSegmentationId(
   return candidate === null || candidate === undefined ? null : Number(candidate);
 }
 
-export async function setExternal(tx: Tx, store: Store, networkId: string, external: boolean, ownerProject: string, rbacId: string): Promise<void> {
+export async function setExternal(
+  tx: Tx,
+  store: Store,
+  networkId: string,
+  external: boolean,
+  ownerProject: string,
+  rbacId: string,
+): Promise<void> {
   if (external) {
-    await tx.insertInto('external_networks').values({ network_id: networkId, is_default: store.bool(false) }).execute();
-    await insertRbac(tx, { id: rbacId, project_id: ownerProject, object_id: networkId, target_project: '*', action: ACCESS_AS_EXTERNAL });
+    await tx
+      .insertInto('external_networks')
+      .values({ network_id: networkId, is_default: store.bool(false) })
+      .execute();
+    await insertRbac(tx, {
+      id: rbacId,
+      project_id: ownerProject,
+      object_id: networkId,
+      target_project: '*',
+      action: ACCESS_AS_EXTERNAL,
+    });
   } else {
     await tx.deleteFrom('external_networks').where('network_id', '=', networkId).execute();
     await deleteWildcardRbac(tx, networkId, ACCESS_AS_EXTERNAL);

@@ -6,12 +6,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from './database.js';
 import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
-import type {
-  AllowedAddressPairTable,
-  ExtraDhcpOptTable,
-  IpAllocationTable,
-  PortTable,
-} from './schema.js';
+import type { AllowedAddressPairTable, ExtraDhcpOptTable, IpAllocationTable, PortTable } from './schema.js';
 import { addTags, loadTags } from './tags.js';
 
 export interface PortRecord {
@@ -30,13 +25,19 @@ function fixedIpsFilter(values: readonly unknown[]): Condition {
   for (const value of values) {
     const spec = value as Record<string, string[]>;
     if (spec.ip_address) {
-      conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.ip_address', spec.ip_address)})`);
+      conditions.push(
+        sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.ip_address', spec.ip_address)})`,
+      );
     }
     if (spec.subnet_id) {
-      conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.subnet_id', spec.subnet_id)})`);
+      conditions.push(
+        sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${inList('a.subnet_id', spec.subnet_id)})`,
+      );
     }
     if (spec.ip_address_substr) {
-      const likes = spec.ip_address_substr.map((s) => sql`a.ip_address like ${'%' + s.replace(/[\\%_]/g, '\\$&') + '%'} escape '\\'`);
+      const likes = spec.ip_address_substr.map(
+        (s) => sql`a.ip_address like ${'%' + s.replace(/[\\%_]/g, '\\$&') + '%'} escape '\\'`,
+      );
       conditions.push(sql`exists (select 1 from ip_allocations a where a.port_id = ports.id and ${or(likes)})`);
     }
   }
@@ -98,9 +99,24 @@ function byText<T>(...keys: ((item: T) => string | number)[]) {
 export function orderPortChildren(record: PortRecord): PortRecord {
   return {
     ...record,
-    fixedIps: [...record.fixedIps].sort(byText((f) => f.ip_address, (f) => f.subnet_id)),
-    addressPairs: [...record.addressPairs].sort(byText((p) => p.mac_address, (p) => p.ip_address)),
-    extraDhcpOpts: [...record.extraDhcpOpts].sort(byText((o) => o.opt_name, (o) => o.ip_version)),
+    fixedIps: [...record.fixedIps].sort(
+      byText(
+        (f) => f.ip_address,
+        (f) => f.subnet_id,
+      ),
+    ),
+    addressPairs: [...record.addressPairs].sort(
+      byText(
+        (p) => p.mac_address,
+        (p) => p.ip_address,
+      ),
+    ),
+    extraDhcpOpts: [...record.extraDhcpOpts].sort(
+      byText(
+        (o) => o.opt_name,
+        (o) => o.ip_version,
+      ),
+    ),
     securityGroups: [...record.securityGroups].sort(),
     tags: [...record.tags].sort(),
   };
@@ -120,14 +136,19 @@ export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRe
   const groups = new Map<string, string[]>();
   for (const part of chunks(ids)) {
     const [ipRows, pairRows, optRows, groupRows] = await Promise.all([
-      db.selectFrom('ip_allocations').select(['port_id', 'subnet_id', 'ip_address']).where('port_id', 'in', part).execute(),
+      db
+        .selectFrom('ip_allocations')
+        .select(['port_id', 'subnet_id', 'ip_address'])
+        .where('port_id', 'in', part)
+        .execute(),
       db.selectFrom('allowed_address_pairs').selectAll().where('port_id', 'in', part).execute(),
       db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', part).execute(),
       db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', part).execute(),
     ]);
     for (const r of ipRows) push(fixedIps, r.port_id, { subnet_id: r.subnet_id, ip_address: r.ip_address });
     for (const r of pairRows) push(pairs, r.port_id, { mac_address: r.mac_address, ip_address: r.ip_address });
-    for (const r of optRows) push(opts, r.port_id, { opt_name: r.opt_name, opt_value: r.opt_value, ip_version: r.ip_version });
+    for (const r of optRows)
+      push(opts, r.port_id, { opt_name: r.opt_name, opt_value: r.opt_value, ip_version: r.ip_version });
     for (const r of groupRows) push(groups, r.port_id, r.security_group_id);
   }
   const tags = await loadTags(db, ids);
@@ -163,25 +184,13 @@ export async function lockPortRow(tx: Tx, id: string, rowLocks: boolean): Promis
   return q.executeTakeFirst();
 }
 
-export async function insertPort(tx: Tx, row: PortTable): Promise<void> {
-  await tx.insertInto('ports').values(row).execute();
-}
-
-export async function updatePortRow(tx: Tx, id: string, patch: Partial<PortTable>): Promise<void> {
-  await tx.updateTable('ports').set(patch).where('id', '=', id).execute();
-}
-
-export async function deletePortRow(tx: Tx, id: string): Promise<void> {
-  await tx.deleteFrom('tags').where('resource_id', '=', id).execute();
-  await tx.deleteFrom('ports').where('id', '=', id).execute();
-}
-
 export async function insertAllocations(tx: Tx, rows: IpAllocationTable[]): Promise<void> {
   if (rows.length) await tx.insertInto('ip_allocations').values(rows).execute();
 }
 
 export async function deletePortAllocations(tx: Tx, portId: string, ips: readonly string[]): Promise<void> {
-  if (ips.length) await tx.deleteFrom('ip_allocations').where('port_id', '=', portId).where('ip_address', 'in', ips).execute();
+  if (ips.length)
+    await tx.deleteFrom('ip_allocations').where('port_id', '=', portId).where('ip_address', 'in', ips).execute();
 }
 
 /** The children of a port just inserted (nothing to replace yet). */
@@ -189,13 +198,22 @@ export async function insertPortChildren(tx: Tx, record: PortRecord): Promise<vo
   const portId = record.row.id;
   const networkId = record.row.network_id;
   if (record.fixedIps.length) {
-    await tx.insertInto('ip_allocations').values(record.fixedIps.map((f) => ({ ...f, port_id: portId, network_id: networkId }))).execute();
+    await tx
+      .insertInto('ip_allocations')
+      .values(record.fixedIps.map((f) => ({ ...f, port_id: portId, network_id: networkId })))
+      .execute();
   }
   if (record.addressPairs.length) {
-    await tx.insertInto('allowed_address_pairs').values(record.addressPairs.map((p) => ({ ...p, port_id: portId }))).execute();
+    await tx
+      .insertInto('allowed_address_pairs')
+      .values(record.addressPairs.map((p) => ({ ...p, port_id: portId })))
+      .execute();
   }
   if (record.extraDhcpOpts.length) {
-    await tx.insertInto('extra_dhcp_opts').values(record.extraDhcpOpts.map((o) => ({ ...o, port_id: portId }))).execute();
+    await tx
+      .insertInto('extra_dhcp_opts')
+      .values(record.extraDhcpOpts.map((o) => ({ ...o, port_id: portId })))
+      .execute();
   }
   if (record.securityGroups.length) {
     await tx
@@ -206,9 +224,17 @@ export async function insertPortChildren(tx: Tx, record: PortRecord): Promise<vo
   await addTags(tx, 'port', portId, record.tags);
 }
 
-export async function replaceAddressPairs(tx: Tx, portId: string, pairs: readonly { mac_address: string; ip_address: string }[]): Promise<void> {
+export async function replaceAddressPairs(
+  tx: Tx,
+  portId: string,
+  pairs: readonly { mac_address: string; ip_address: string }[],
+): Promise<void> {
   await tx.deleteFrom('allowed_address_pairs').where('port_id', '=', portId).execute();
-  if (pairs.length) await tx.insertInto('allowed_address_pairs').values(pairs.map((p) => ({ port_id: portId, ...p }))).execute();
+  if (pairs.length)
+    await tx
+      .insertInto('allowed_address_pairs')
+      .values(pairs.map((p) => ({ port_id: portId, ...p })))
+      .execute();
 }
 
 export async function replaceExtraDhcpOpts(
@@ -217,7 +243,11 @@ export async function replaceExtraDhcpOpts(
   opts: readonly { opt_name: string; opt_value: string; ip_version: number }[],
 ): Promise<void> {
   await tx.deleteFrom('extra_dhcp_opts').where('port_id', '=', portId).execute();
-  if (opts.length) await tx.insertInto('extra_dhcp_opts').values(opts.map((o) => ({ port_id: portId, ...o }))).execute();
+  if (opts.length)
+    await tx
+      .insertInto('extra_dhcp_opts')
+      .values(opts.map((o) => ({ port_id: portId, ...o })))
+      .execute();
 }
 
 export async function replacePortSecurityGroups(tx: Tx, portId: string, groups: readonly string[]): Promise<void> {
@@ -231,7 +261,12 @@ export async function replacePortSecurityGroups(tx: Tx, portId: string, groups: 
 }
 
 export async function macInUse(db: Db, networkId: string, mac: string): Promise<boolean> {
-  const row = await db.selectFrom('ports').select('id').where('network_id', '=', networkId).where('mac_address', '=', mac).executeTakeFirst();
+  const row = await db
+    .selectFrom('ports')
+    .select('id')
+    .where('network_id', '=', networkId)
+    .where('mac_address', '=', mac)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -246,18 +281,31 @@ export async function addressTaken(db: Db, networkId: string, ip: string): Promi
 }
 
 /** Ports on a network (id, MAC, owner), for giving them addresses of a new auto-address subnet. */
-export async function portsOnNetwork(db: Db, networkId: string): Promise<Pick<PortTable, 'id' | 'mac_address' | 'device_owner'>[]> {
-  return db.selectFrom('ports').select(['id', 'mac_address', 'device_owner']).where('network_id', '=', networkId).execute();
+export async function portsOnNetwork(
+  db: Db,
+  networkId: string,
+): Promise<Pick<PortTable, 'id' | 'mac_address' | 'device_owner'>[]> {
+  return db
+    .selectFrom('ports')
+    .select(['id', 'mac_address', 'device_owner'])
+    .where('network_id', '=', networkId)
+    .execute();
 }
 
 export async function bumpPortRevisions(tx: Tx, ids: readonly string[], now: string): Promise<void> {
   for (const part of chunks(ids)) {
-    await sql`update ports set revision_number = revision_number + 1, updated_at = ${now} where ${inList('id', part)}`.execute(tx);
+    await sql`update ports set revision_number = revision_number + 1, updated_at = ${now} where ${inList('id', part)}`.execute(
+      tx,
+    );
   }
 }
 
 /** Ports that keep a network from being deleted: all but those owned by `autoDeleteOwners`. */
-export async function portsBlockingNetworkDelete(tx: Tx, networkId: string, autoDeleteOwners: string[]): Promise<string[]> {
+export async function portsBlockingNetworkDelete(
+  tx: Tx,
+  networkId: string,
+  autoDeleteOwners: string[],
+): Promise<string[]> {
   const rows = await tx
     .selectFrom('ports')
     .select('id')

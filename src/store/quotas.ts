@@ -14,7 +14,11 @@ const USAGE_TABLES: Record<string, string | undefined> = {
 };
 
 export async function loadQuotaOverrides(db: Db, projectId: string): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('quotas').select(['resource', 'limit']).where('project_id', '=', projectId).execute();
+  const rows = await db
+    .selectFrom('quotas')
+    .select(['resource', 'limit'])
+    .where('project_id', '=', projectId)
+    .execute();
   return new Map(rows.map((r) => [r.resource, r.limit]));
 }
 
@@ -33,7 +37,9 @@ export async function loadAllQuotaOverrides(db: Db): Promise<Map<string, Map<str
 export async function countUsage(db: Db, projectId: string, resource: string): Promise<number> {
   const table = USAGE_TABLES[resource];
   if (!table) return 0;
-  const result = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where project_id = ${projectId}`.execute(db);
+  const result = await sql<{
+    n: number;
+  }>`select count(*) as n from ${sql.table(table)} where project_id = ${projectId}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
 

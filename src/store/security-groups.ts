@@ -200,14 +200,6 @@ export async function lockSecurityGroupRow(store: Store, tx: Tx, id: string): Pr
   return q.executeTakeFirst();
 }
 
-export async function insertSecurityGroup(tx: Tx, row: SecurityGroupTable): Promise<void> {
-  await tx.insertInto('security_groups').values(row).execute();
-}
-
-export async function updateSecurityGroupRow(tx: Tx, id: string, patch: Partial<SecurityGroupTable>): Promise<void> {
-  await tx.updateTable('security_groups').set(patch).where('id', '=', id).execute();
-}
-
 /** Adds `by` to a group's revision (one per rule written or removed) and stamps `updated_at`. */
 export async function bumpSecurityGroupRevision(tx: Tx, id: string, by: number, now: string): Promise<void> {
   await tx

@@ -55,19 +55,6 @@ export async function subnetsOfNetwork(db: Db, networkId: string): Promise<Subne
   return db.selectFrom('subnets').selectAll().where('network_id', '=', networkId).orderBy('position').execute();
 }
 
-export async function insertSubnet(tx: Tx, row: SubnetTable): Promise<void> {
-  await tx.insertInto('subnets').values(row).execute();
-}
-
-export async function updateSubnetRow(tx: Tx, id: string, patch: Partial<SubnetTable>): Promise<void> {
-  await tx.updateTable('subnets').set(patch).where('id', '=', id).execute();
-}
-
-export async function deleteSubnetRow(tx: Tx, id: string): Promise<void> {
-  await tx.deleteFrom('tags').where('resource_id', '=', id).execute();
-  await tx.deleteFrom('subnets').where('id', '=', id).execute();
-}
-
 /** The next position among the network's subnets (their order in the network's `subnets`). */
 export async function nextSubnetPosition(tx: Tx, networkId: string): Promise<number> {
   const row = await tx
@@ -79,11 +66,16 @@ export async function nextSubnetPosition(tx: Tx, networkId: string): Promise<num
 }
 
 export async function bumpNetworkRevision(tx: Tx, networkId: string, now: string): Promise<void> {
-  await sql`update networks set revision_number = revision_number + 1, updated_at = ${now} where id = ${networkId}`.execute(tx);
+  await sql`update networks set revision_number = revision_number + 1, updated_at = ${now} where id = ${networkId}`.execute(
+    tx,
+  );
 }
 
 /** Allocations on a subnet with their port's owner (what decides whether a delete may release them). */
-export async function allocationsOnSubnet(db: Db, subnetId: string): Promise<{ port_id: string; ip_address: string; device_owner: string }[]> {
+export async function allocationsOnSubnet(
+  db: Db,
+  subnetId: string,
+): Promise<{ port_id: string; ip_address: string; device_owner: string }[]> {
   return db
     .selectFrom('ip_allocations')
     .innerJoin('ports', 'ports.id', 'ip_allocations.port_id')

@@ -7,7 +7,12 @@ export async function loadTags(db: Db, ids: readonly string[]): Promise<Map<stri
   const result = new Map<string, string[]>();
   if (ids.length === 0) return result;
   for (const part of chunks(ids)) {
-    const rows = await db.selectFrom('tags').select(['resource_id', 'tag']).where('resource_id', 'in', part).orderBy('tag').execute();
+    const rows = await db
+      .selectFrom('tags')
+      .select(['resource_id', 'tag'])
+      .where('resource_id', 'in', part)
+      .orderBy('tag')
+      .execute();
     for (const row of rows) {
       const list = result.get(row.resource_id);
       if (list) list.push(row.tag);
@@ -17,7 +22,12 @@ export async function loadTags(db: Db, ids: readonly string[]): Promise<Map<stri
   return result;
 }
 
-export async function addTags(db: Db, resourceType: string, resourceId: string, tags: readonly string[]): Promise<void> {
+export async function addTags(
+  db: Db,
+  resourceType: string,
+  resourceId: string,
+  tags: readonly string[],
+): Promise<void> {
   if (tags.length === 0) return;
   await db
     .insertInto('tags')

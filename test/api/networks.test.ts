@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
       });
     });
 
-    it('hides another project\'s network (404, not 403)', async () => {
+    it("hides another project's network (404, not 403)", async () => {
       const a = api.as({ project: newProjectId() });
       const b = api.as({ project: newProjectId() });
       const net = (await a.post('/v2.0/networks', { network: { name: 'private' } })).body.network;

@@ -14,7 +14,8 @@ import { validateListOfUniqueStrings, validateNonNegative, validateString, type 
 const validateAvailabilityZoneHints: Validator = (data) => {
   const msg = validateListOfUniqueStrings()(data);
   if (msg) return msg;
-  if (JSON.stringify(data).length > 255) throw InvalidInput({ error_message: 'Too many availability_zone_hints specified' });
+  if (JSON.stringify(data).length > 255)
+    throw InvalidInput({ error_message: 'Too many availability_zone_hints specified' });
   return undefined;
 };
 

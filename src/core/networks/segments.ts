@@ -99,7 +99,8 @@ export function requestedSegment(config: SegmentConfig, request: ProviderRequest
         throw invalid(`Segmentation ID should be lower or equal to ${MAX_GENEVE_VNI}`);
       }
       // Neutron accepts 0 and negative VNIs and OVN cannot use them; octonet refuses them.
-      if (segmentationId !== null && segmentationId < 1) throw invalid('Segmentation ID should be greater or equal to 1');
+      if (segmentationId !== null && segmentationId < 1)
+        throw invalid('Segmentation ID should be greater or equal to 1');
       return { network_type: 'geneve', physical_network: null, segmentation_id: segmentationId };
     case 'vlan':
       if (physicalNetwork) {

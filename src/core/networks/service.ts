@@ -5,10 +5,9 @@
  * Every write is one transaction; drivers see `{current, original}` after it commits.
  */
 import { randomUUID } from 'node:crypto';
-import type { PolicyTarget } from '../authorizer.js';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
-import { writeTransaction } from '../deps.js';
+import { bulkCreate, writeTransaction } from '../deps.js';
 import {
   AvailabilityZoneNotFound,
   ExternalNetworkInUse,
@@ -18,19 +17,17 @@ import {
   NetworkNotFound,
 } from '../errors.js';
 import type { ListQuery } from '../list-query.js';
-import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
 import { timestamp } from '../standard-attributes.js';
 import { checkRevision } from '../revisions.js';
 import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
 import type { Db, Tx } from '../../store/database.js';
 import {
   ACCESS_AS_SHARED,
-  deleteNetworkRow,
   deleteWildcardRbac,
   projectsUsingSharedNetwork,
   getNetworkAccess,
   getNetworkRecord,
-  insertNetwork,
   insertRbac,
   insertSegment,
   isSharedWith,
@@ -39,7 +36,6 @@ import {
   lockNetworkRow,
   networkVisibility,
   setExternal,
-  updateNetworkRow,
   updateSegmentationId,
   type NetworkAccess,
   type NetworkRecord,
@@ -58,6 +54,7 @@ import {
   storedKey,
   type Segment,
 } from './segments.js';
+import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
 /** Ports deleted together with their network rather than blocking its deletion. */
 export const AUTO_DELETE_PORT_OWNERS = ['network:dhcp', 'network:distributed', 'network:floatingip_agent_gateway'];
@@ -144,16 +141,9 @@ export class NetworkService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { network: count });
-      for (const item of items) deps.authz.enforceCreate(ctx, this.spec, item);
-      const views: View[] = [];
-      for (const item of items) views.push(await this.createOne(tx, ctx, item));
-      return {
-        result: views,
-        events: views.map((current) => ({ resource: 'network' as const, operation: 'create' as const, request: ctx, current })),
-      };
+    return bulkCreate(this.deps, ctx, { resource: 'network', quota: 'network' }, items, {
+      authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
+      create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
@@ -187,7 +177,7 @@ export class NetworkService implements ResourceService {
       created_at: now,
       updated_at: now,
     };
-    await insertNetwork(tx, row);
+    await insertRow(tx, 'networks', row);
     const key = storedKey(segment);
     await insertSegment(tx, {
       id: randomUUID(),
@@ -198,7 +188,13 @@ export class NetworkService implements ResourceService {
       segment_index: 0,
     });
     if (item.shared === true) {
-      await insertRbac(tx, { id: randomUUID(), project_id: projectId, object_id: row.id, target_project: '*', action: ACCESS_AS_SHARED });
+      await insertRbac(tx, {
+        id: randomUUID(),
+        project_id: projectId,
+        object_id: row.id,
+        target_project: '*',
+        action: ACCESS_AS_SHARED,
+      });
     }
     if (item['router:external'] === true) await setExternal(tx, deps.store, row.id, true, projectId, randomUUID());
     const [record] = await loadNetworkRecords(tx, [row]);
@@ -235,12 +231,13 @@ export class NetworkService implements ResourceService {
       }
       if ('shared' in body) await this.updateShared(tx, record, body.shared as boolean);
       if ('router:external' in body && body['router:external'] !== record.external) {
-        if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id))) throw ExternalNetworkInUse({ net_id: id });
+        if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id)))
+          throw ExternalNetworkInUse({ net_id: id });
         await setExternal(tx, deps.store, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
       }
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();
-      await updateNetworkRow(tx, id, patch);
+      await updateRow(tx, 'networks', id, patch);
       const current = this.view(await this.reload(tx, id), ctx);
       const event = { resource: 'network' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
@@ -267,7 +264,8 @@ export class NetworkService implements ResourceService {
     }
     const segmentationId = body['provider:segmentation_id'] as number | undefined;
     if (!segmentationId || segmentationId === current.segmentation_id) return;
-    if (current.network_type !== 'vlan') throw InvalidInput({ error_message: 'Only VLAN type networks can be updated.' });
+    if (current.network_type !== 'vlan')
+      throw InvalidInput({ error_message: 'Only VLAN type networks can be updated.' });
     const wanted = requestedSegment(this.deps.segments, {
       'provider:network_type': 'vlan',
       'provider:physical_network': current.physical_network,
@@ -314,7 +312,7 @@ export class NetworkService implements ResourceService {
         });
       }
       await deleteNetworkContents(tx, id);
-      await deleteNetworkRow(tx, id);
+      await deleteRowWithTags(tx, 'networks', id);
       const event = { resource: 'network' as const, operation: 'delete' as const, request: ctx, current };
       deps.drivers.precommit(event);
       return { result: undefined, events: [event] };
@@ -328,15 +326,4 @@ function validMtu(requested: number, max: number): number {
     throw InvalidInput({ error_message: `Requested MTU is too big, maximum is ${max}` });
   }
   return requested || max;
-}
-
-export function countByProject(items: Body[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(item.project_id as string, (counts.get(item.project_id as string) ?? 0) + 1);
-  return counts;
-}
-
-/** Neutron's PUT target: the stored resource with the body's values on top. */
-export function policyTarget(original: View, body: Body): PolicyTarget {
-  return { ...original, ...body };
 }

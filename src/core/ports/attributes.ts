@@ -74,7 +74,8 @@ export const validateAllowedAddressPairs =
       }
       if (!('ip_address' in p)) throw AllowedAddressPairsMissingIP({});
       const key = JSON.stringify([p.mac_address ?? null, p.ip_address]);
-      if (seen.has(key)) throw DuplicateAddressPairInRequest({ mac_address: p.mac_address ?? null, ip_address: p.ip_address });
+      if (seen.has(key))
+        throw DuplicateAddressPairInRequest({ mac_address: p.mac_address ?? null, ip_address: p.ip_address });
       seen.add(key);
       const extra = Object.keys(p).filter((k) => k !== 'mac_address' && k !== 'ip_address');
       if (extra.length) throw HTTPBadRequest(`Unrecognized attribute(s) '${extra.join(', ')}'`);
@@ -86,7 +87,9 @@ export const validateAllowedAddressPairs =
         const net = parseNetwork(ip)!;
         const isAll = net.prefixLength === 0 && net.version === 4;
         if (!isAll && isMulticast(net.version, networkAddress(net))) {
-          throw HTTPBadRequest(`Subnet ${ip as string} overlaps with multicast range ${net.version === 4 ? '224.0.0.0/4' : 'ff00::/8'}, which is not supported.`);
+          throw HTTPBadRequest(
+            `Subnet ${ip as string} overlaps with multicast range ${net.version === 4 ? '224.0.0.0/4' : 'ff00::/8'}, which is not supported.`,
+          );
         }
       } else if (isMulticast(parseIp(ip)!.version, parseIp(ip)!.value)) {
         throw HTTPBadRequest(`IP ${ip as string} is a multicast address, which is not supported.`);
@@ -94,7 +97,9 @@ export const validateAllowedAddressPairs =
       if (p.mac_address !== undefined && p.mac_address !== null) {
         const mac = parseMac(p.mac_address)!;
         if (parseInt(mac.slice(0, 2), 16) & 1) {
-          throw HTTPBadRequest(`MAC address ${p.mac_address as string} is a multicast address, which is not supported.`);
+          throw HTTPBadRequest(
+            `MAC address ${p.mac_address as string} is a multicast address, which is not supported.`,
+          );
         }
       }
     }
@@ -117,7 +122,8 @@ const validateExtraDhcpOpts = validateAnyKeySpecsOrNone([
   },
 ]);
 
-const validateBindingProfile: Validator = (data) => (data === null || isPlainObject(data) ? undefined : `'${String(data)}' is not a dictionary`);
+const validateBindingProfile: Validator = (data) =>
+  data === null || isPlainObject(data) ? undefined : `'${String(data)}' is not a dictionary`;
 
 export function createPortSpec(config: NetworkConfig): ResourceSpec {
   return {
@@ -129,7 +135,15 @@ export function createPortSpec(config: NetworkConfig): ResourceSpec {
       id: ID,
       name: NAME,
       network_id: { post: true, put: false, validate: validateUuid, visible: true, filter: true, sort: true },
-      admin_state_up: { post: true, put: true, default: true, convert: convertToBoolean, visible: true, filter: true, sort: true },
+      admin_state_up: {
+        post: true,
+        put: true,
+        default: true,
+        convert: convertToBoolean,
+        visible: true,
+        filter: true,
+        sort: true,
+      },
       mac_address: {
         post: true,
         put: true,
@@ -152,8 +166,26 @@ export function createPortSpec(config: NetworkConfig): ResourceSpec {
         enforcePolicy: true,
         policySubKeys: true,
       },
-      device_id: { post: true, put: true, default: '', validate: validateString(255), visible: true, filter: true, sort: true, enforcePolicy: true },
-      device_owner: { post: true, put: true, default: '', validate: validateString(255), visible: true, filter: true, sort: true, enforcePolicy: true },
+      device_id: {
+        post: true,
+        put: true,
+        default: '',
+        validate: validateString(255),
+        visible: true,
+        filter: true,
+        sort: true,
+        enforcePolicy: true,
+      },
+      device_owner: {
+        post: true,
+        put: true,
+        default: '',
+        validate: validateString(255),
+        visible: true,
+        filter: true,
+        sort: true,
+        enforcePolicy: true,
+      },
       tenant_id: PROJECT,
       status: { post: false, put: false, visible: true, filter: true, sort: true },
       allowed_address_pairs: {
@@ -170,12 +202,48 @@ export function createPortSpec(config: NetworkConfig): ResourceSpec {
       ip_allocation: { post: false, put: false, visible: true, filter: true, sort: true },
       'binding:vif_type': { post: false, put: false, default: NOT_SPECIFIED, visible: true, enforcePolicy: true },
       'binding:vif_details': { post: false, put: false, default: NOT_SPECIFIED, visible: true, enforcePolicy: true },
-      'binding:vnic_type': { post: true, put: true, default: 'normal', validate: validateValues(VNIC_TYPES), visible: true, enforcePolicy: true },
-      'binding:host_id': { post: true, put: true, default: NOT_SPECIFIED, validate: orNone(validateString(255)), visible: true, filter: true, enforcePolicy: true },
-      'binding:profile': { post: true, put: true, default: NOT_SPECIFIED, validate: validateBindingProfile, visible: true, enforcePolicy: true },
-      port_security_enabled: { post: true, put: true, default: NOT_SPECIFIED, convert: convertToBoolean, visible: true, enforcePolicy: true },
+      'binding:vnic_type': {
+        post: true,
+        put: true,
+        default: 'normal',
+        validate: validateValues(VNIC_TYPES),
+        visible: true,
+        enforcePolicy: true,
+      },
+      'binding:host_id': {
+        post: true,
+        put: true,
+        default: NOT_SPECIFIED,
+        validate: orNone(validateString(255)),
+        visible: true,
+        filter: true,
+        enforcePolicy: true,
+      },
+      'binding:profile': {
+        post: true,
+        put: true,
+        default: NOT_SPECIFIED,
+        validate: validateBindingProfile,
+        visible: true,
+        enforcePolicy: true,
+      },
+      port_security_enabled: {
+        post: true,
+        put: true,
+        default: NOT_SPECIFIED,
+        convert: convertToBoolean,
+        visible: true,
+        enforcePolicy: true,
+      },
       ...STANDARD_TAIL,
-      tags: { post: true, put: false, default: [], validate: validateListOfUniqueStrings(255), visible: true, filter: true },
+      tags: {
+        post: true,
+        put: false,
+        default: [],
+        validate: validateListOfUniqueStrings(255),
+        visible: true,
+        filter: true,
+      },
       dns_name: {
         post: true,
         put: true,
@@ -185,7 +253,14 @@ export function createPortSpec(config: NetworkConfig): ResourceSpec {
         visible: true,
       },
       dns_assignment: { post: false, put: false, visible: true },
-      dns_domain: { post: true, put: true, default: '', convert: convertToLowercase, validate: validateDnsDomainName(), visible: true },
+      dns_domain: {
+        post: true,
+        put: true,
+        default: '',
+        convert: convertToLowercase,
+        validate: validateDnsDomainName(),
+        visible: true,
+      },
       description: DESCRIPTION,
       security_groups: {
         post: true,

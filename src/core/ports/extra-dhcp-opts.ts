@@ -24,7 +24,9 @@ function storable(opt: DhcpOptRequest): opt is DhcpOpt & DhcpOptRequest {
 }
 
 export function optionsForNewPort(requested: readonly DhcpOptRequest[] | null | undefined): DhcpOpt[] {
-  return (requested ?? []).filter(storable).map((o) => ({ opt_name: o.opt_name, opt_value: o.opt_value!, ip_version: o.ip_version ?? 4 }));
+  return (requested ?? [])
+    .filter(storable)
+    .map((o) => ({ opt_name: o.opt_name, opt_value: o.opt_value!, ip_version: o.ip_version ?? 4 }));
 }
 
 /** `_update_extra_dhcp_opts_on_port`: update or delete the named options, add new ones. */

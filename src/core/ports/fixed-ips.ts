@@ -55,7 +55,12 @@ interface PortIdentity {
 /** A requested entry resolved to its subnet: a specific address, any address, or the EUI-64 one. */
 type Resolved = { subnet: IpamSubnet; ip?: string; eui64?: boolean };
 
-async function subnetForFixedIp(fixed: FixedIpRequest, subnets: readonly IpamSubnet[], port: PortIdentity, book: AddressBook): Promise<IpamSubnet> {
+async function subnetForFixedIp(
+  fixed: FixedIpRequest,
+  subnets: readonly IpamSubnet[],
+  port: PortIdentity,
+  book: AddressBook,
+): Promise<IpamSubnet> {
   if (subnets.length === 0) throw InvalidInput({ error_message: 'IP allocation requires subnets for network' });
   if (fixed.subnet_id !== undefined) {
     const subnet = subnets.find((s) => s.id === fixed.subnet_id);
@@ -74,15 +79,23 @@ async function subnetForFixedIp(fixed: FixedIpRequest, subnets: readonly IpamSub
     }
     return subnet;
   }
-  if (fixed.ip_address === undefined) throw InvalidInput({ error_message: 'IP allocation requires subnet_id or ip_address' });
+  if (fixed.ip_address === undefined)
+    throw InvalidInput({ error_message: 'IP allocation requires subnet_id or ip_address' });
   const ip = parseIp(fixed.ip_address)!;
-  const subnet = subnets.find((s) => s.version === ip.version && isValidPortAddress(s.cidr, ip.value, port.deviceOwner));
+  const subnet = subnets.find(
+    (s) => s.version === ip.version && isValidPortAddress(s.cidr, ip.value, port.deviceOwner),
+  );
   if (!subnet) throw InvalidIpForNetwork({ ip_address: fixed.ip_address });
   return subnet;
 }
 
 /** `_test_fixed_ips_for_port`: every entry must name a subnet of the network and a valid address. */
-async function resolveRequests(requests: readonly FixedIpRequest[], subnets: readonly IpamSubnet[], port: PortIdentity, book: AddressBook): Promise<Resolved[]> {
+async function resolveRequests(
+  requests: readonly FixedIpRequest[],
+  subnets: readonly IpamSubnet[],
+  port: PortIdentity,
+  book: AddressBook,
+): Promise<Resolved[]> {
   const isRouter = ROUTER_INTERFACE_OWNERS.includes(port.deviceOwner);
   const resolved: Resolved[] = [];
   for (const fixed of requests) {
@@ -111,7 +124,11 @@ export function candidateSubnets(subnets: readonly IpamSubnet[], deviceOwner: st
   throw IpAddressGenerationFailureNoMatchingSubnet({ network_id: networkId, service_type: deviceOwner });
 }
 
-function autoAddresses(subnets: readonly IpamSubnet[], port: PortIdentity, exclude: ReadonlySet<string> = new Set()): Resolved[] {
+function autoAddresses(
+  subnets: readonly IpamSubnet[],
+  port: PortIdentity,
+  exclude: ReadonlySet<string> = new Set(),
+): Resolved[] {
   if (ROUTER_INTERFACE_OWNERS.includes(port.deviceOwner)) return [];
   return subnets.filter((s) => isAutoAddressSubnet(s) && !exclude.has(s.id)).map((subnet) => ({ subnet, eui64: true }));
 }
@@ -165,7 +182,9 @@ export async function allocateForNewPort(
 ): Promise<Allocation[]> {
   if (requests !== undefined) {
     const resolved = await resolveRequests(requests, subnets, port, book);
-    const requestedAuto = new Set(resolved.filter((r) => r.eui64 || isAutoAddressSubnet(r.subnet)).map((r) => r.subnet.id));
+    const requestedAuto = new Set(
+      resolved.filter((r) => r.eui64 || isAutoAddressSubnet(r.subnet)).map((r) => r.subnet.id),
+    );
     return allocate([...resolved, ...autoAddresses(subnets, port, requestedAuto)], port, book);
   }
   const candidates = candidateSubnets(subnets, port.deviceOwner, port.networkId);
@@ -180,7 +199,9 @@ export async function allocateForNewPort(
     const ip = await chooseAmong(group, book, claimed, port);
     if (ip === null) throw IpAddressGenerationFailure({ net_id: port.networkId });
     const version = group[0]!.version;
-    const subnet = group.find((s) => s.version === version && isValidPortAddress(s.cidr, parseIp(ip)!.value, port.deviceOwner))!;
+    const subnet = group.find(
+      (s) => s.version === version && isValidPortAddress(s.cidr, parseIp(ip)!.value, port.deviceOwner),
+    )!;
     claimed.add(ip);
     result.push({ subnet_id: subnet.id, ip_address: ip });
   }

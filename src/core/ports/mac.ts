@@ -27,7 +27,11 @@ function hex(n: number): string {
   return n.toString(16).padStart(2, '0');
 }
 
-export async function generateUniqueMac(baseMac: string, networkId: string, inUse: (mac: string) => Promise<boolean>): Promise<string> {
+export async function generateUniqueMac(
+  baseMac: string,
+  networkId: string,
+  inUse: (mac: string) => Promise<boolean>,
+): Promise<string> {
   for (let i = 0; i < MAC_GENERATION_RETRIES; i++) {
     const mac = randomMac(baseMac);
     if (!(await inUse(mac))) return mac;

@@ -30,7 +30,12 @@ export function isTrustedPort(deviceOwner: string): boolean {
 }
 
 /** The requested groups, checked: each must exist and belong to the port's project (unless admin). */
-async function checkedGroups(tx: Tx, ctx: RequestContext, projectId: string, ids: readonly string[]): Promise<string[]> {
+async function checkedGroups(
+  tx: Tx,
+  ctx: RequestContext,
+  projectId: string,
+  ids: readonly string[],
+): Promise<string[]> {
   const unique = [...new Set(ids)];
   const owners = await securityGroupOwners(tx, unique);
   const missing = unique.filter((id) => {
@@ -90,7 +95,10 @@ export async function securityForUpdate(
   record: PortRecord,
   body: Body,
 ): Promise<PortSecurityUpdate> {
-  const portSecurity = 'port_security_enabled' in body ? (body.port_security_enabled as boolean) : toBool(record.row.port_security_enabled);
+  const portSecurity =
+    'port_security_enabled' in body
+      ? (body.port_security_enabled as boolean)
+      : toBool(record.row.port_security_enabled);
   const pairs = body.allowed_address_pairs as AddressPairRequest[] | undefined;
   const groups = body.security_groups as string[] | undefined;
   if (!portSecurity) {

@@ -9,25 +9,23 @@ import { randomUUID } from 'node:crypto';
 import type { ResourceSpec } from '../attributes.js';
 import type { PolicyTarget } from '../authorizer.js';
 import type { RequestContext } from '../context.js';
-import { writeTransaction, type CoreDeps } from '../deps.js';
+import { bulkCreate, writeTransaction, type CoreDeps } from '../deps.js';
 import { dnsAssignment, portDnsNamesEnabled } from '../dns.js';
 import { MacAddressInUse, PortBound, PortNotFound } from '../errors.js';
 import { isAutoAddressSubnet, toIpamSubnet, type IpamSubnet } from '../ipam.js';
 import type { ListQuery } from '../list-query.js';
-import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
-import { countByProject, policyTarget, type NetworkService } from '../networks/service.js';
+import type { NetworkService } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE } from '../../store/list.js';
-import { getNetworkAccess, isSharedWith, type NetworkAccess } from '../../store/networks.js';
+import { getNetworkAccess, networkAccessByView, isSharedWith, type NetworkAccess } from '../../store/networks.js';
 import {
   addressTaken,
   deletePortAllocations,
-  deletePortRow,
   getPortRecord,
   insertAllocations,
-  insertPort,
   insertPortChildren,
   listPortRecords,
   lockPortRow,
@@ -37,16 +35,22 @@ import {
   replaceAddressPairs,
   replaceExtraDhcpOpts,
   replacePortSecurityGroups,
-  updatePortRow,
   type PortRecord,
 } from '../../store/ports.js';
 import { toBool, type PortTable } from '../../store/schema.js';
 import { allocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
 import { createPortSpec } from './attributes.js';
 import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
-import { allocateForNewPort, changeFixedIps, type AddressBook, type Allocation, type FixedIpRequest } from './fixed-ips.js';
+import {
+  allocateForNewPort,
+  changeFixedIps,
+  type AddressBook,
+  type Allocation,
+  type FixedIpRequest,
+} from './fixed-ips.js';
 import { generateUniqueMac } from './mac.js';
 import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
+import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
 const UNBOUND = 'unbound';
 
@@ -84,7 +88,11 @@ export class PortService implements ResourceService {
       device_owner: row.device_owner,
       fixed_ips: record.fixedIps.map((f) => ({ subnet_id: f.subnet_id, ip_address: f.ip_address })),
       allowed_address_pairs: record.addressPairs.map((p) => ({ mac_address: p.mac_address, ip_address: p.ip_address })),
-      extra_dhcp_opts: record.extraDhcpOpts.map((o) => ({ opt_name: o.opt_name, opt_value: o.opt_value, ip_version: o.ip_version })),
+      extra_dhcp_opts: record.extraDhcpOpts.map((o) => ({
+        opt_name: o.opt_name,
+        opt_value: o.opt_value,
+        ip_version: o.ip_version,
+      })),
       security_groups: record.securityGroups,
       description: row.description,
       'binding:vnic_type': row.binding_vnic_type,
@@ -114,10 +122,16 @@ export class PortService implements ResourceService {
   }
 
   private visible(ctx: RequestContext, row: PortTable, network: NetworkAccess | undefined): boolean {
-    return ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || network?.row.project_id === ctx.projectId;
+    return (
+      ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || network?.row.project_id === ctx.projectId
+    );
   }
 
-  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: PortRecord; network: NetworkAccess }> {
+  private async visibleRecord(
+    db: Db,
+    ctx: RequestContext,
+    id: string,
+  ): Promise<{ record: PortRecord; network: NetworkAccess }> {
     const record = await getPortRecord(db, id);
     const network = record ? await getNetworkAccess(db, record.row.network_id) : undefined;
     if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
@@ -127,18 +141,16 @@ export class PortService implements ResourceService {
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
     const scope = ctx.isAdmin || ctx.isService ? TRUE : portVisibility(ctx.projectId);
-    const { records, markerFound } = await listPortRecords({ store: this.deps.store, projectId: ctx.projectId }, query, scope);
+    const { records, markerFound } = await listPortRecords(
+      { store: this.deps.store, projectId: ctx.projectId },
+      query,
+      scope,
+    );
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const views = records.map((r) => this.view(r));
     if (ctx.isAdmin || ctx.isService) return views;
-    const networks = new Map<string, NetworkAccess | undefined>();
-    const result: View[] = [];
-    for (const view of views) {
-      const networkId = view.network_id as string;
-      if (!networks.has(networkId)) networks.set(networkId, await getNetworkAccess(this.deps.store.db, networkId));
-      if (this.deps.authz.canRead(ctx, 'port', this.target(view, networks.get(networkId), ctx))) result.push(view);
-    }
-    return result;
+    const networks = await networkAccessByView(this.deps.store.db, views);
+    return views.filter((v) => this.deps.authz.canRead(ctx, 'port', this.target(v, networks.get(v.network_id as string), ctx)));
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
@@ -159,21 +171,13 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { port: count });
-      const networks: NetworkAccess[] = [];
-      for (const item of items) {
+    return bulkCreate(this.deps, ctx, { resource: 'port', quota: 'port' }, items, {
+      authorize: async (tx, item) => {
         const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
-        deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
-        networks.push(network);
-      }
-      const views: View[] = [];
-      for (const [i, item] of items.entries()) views.push(await this.createOne(tx, ctx, item, networks[i]!));
-      return {
-        result: views,
-        events: views.map((current) => ({ resource: 'port' as const, operation: 'create' as const, request: ctx, current })),
-      };
+        this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
+        return network;
+      },
+      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
     });
   }
 
@@ -190,7 +194,12 @@ export class PortService implements ResourceService {
     }
     const requests = item.fixed_ips as FixedIpRequest[] | undefined;
     const port = { networkId, deviceOwner, mac };
-    const allocations = await allocateForNewPort(await this.ipamSubnets(tx, networkId), requests, port, this.addressBook(tx, networkId));
+    const allocations = await allocateForNewPort(
+      await this.ipamSubnets(tx, networkId),
+      requests,
+      port,
+      this.addressBook(tx, networkId),
+    );
     const security = await securityForNewPort(deps, tx, ctx, {
       projectId,
       deviceOwner,
@@ -229,12 +238,15 @@ export class PortService implements ResourceService {
     const record = orderPortChildren({
       row,
       fixedIps: allocations,
-      addressPairs: security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac! })),
+      addressPairs: security.addressPairs.map((p) => ({
+        ip_address: p.ip_address,
+        mac_address: p.mac_address ?? mac!,
+      })),
       extraDhcpOpts: optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null),
       securityGroups: security.securityGroups,
       tags: (item.tags as string[] | undefined) ?? [],
     });
-    await insertPort(tx, row);
+    await insertRow(tx, 'ports', row);
     await insertPortChildren(tx, record);
     const view = this.view(record);
     deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
@@ -266,18 +278,30 @@ export class PortService implements ResourceService {
 
       const mac = await this.updateMac(tx, row, body);
       if (mac !== row.mac_address) patch.mac_address = mac;
-      await this.updateFixedIps(tx, record, body, { networkId: row.network_id, deviceOwner: (patch.device_owner ?? row.device_owner) as string, mac });
+      await this.updateFixedIps(tx, record, body, {
+        networkId: row.network_id,
+        deviceOwner: (patch.device_owner ?? row.device_owner) as string,
+        mac,
+      });
 
       const security = await securityForUpdate(deps, tx, ctx, record, body);
       if (security.portSecurity !== undefined) patch.port_security_enabled = deps.store.bool(security.portSecurity);
       if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
       if (security.addressPairs) {
-        await replaceAddressPairs(tx, id, security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })));
+        await replaceAddressPairs(
+          tx,
+          id,
+          security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })),
+        );
       }
       if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
-        await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
+        await replaceExtraDhcpOpts(
+          tx,
+          id,
+          mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]),
+        );
       }
-      await updatePortRow(tx, id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
+      await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
       const current = this.view((await getPortRecord(tx, id))!);
       const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
@@ -290,7 +314,9 @@ export class PortService implements ResourceService {
     if (!('mac_address' in body)) return row.mac_address;
     const wanted =
       (body.mac_address as string | null) ??
-      (await generateUniqueMac(this.deps.config.network.base_mac, row.network_id, (m) => macInUse(tx, row.network_id, m)));
+      (await generateUniqueMac(this.deps.config.network.base_mac, row.network_id, (m) =>
+        macInUse(tx, row.network_id, m),
+      ));
     if (wanted === row.mac_address) return wanted;
     if (row.binding_vif_type !== UNBOUND && row.binding_vif_type !== 'binding_failed') {
       throw PortBound({ port_id: row.id, vif_type: row.binding_vif_type, old_mac: row.mac_address, new_mac: wanted });
@@ -318,8 +344,15 @@ export class PortService implements ResourceService {
     }
     const current: Allocation[] = record.fixedIps.map((f) => ({ subnet_id: f.subnet_id, ip_address: f.ip_address }));
     const changes = await changeFixedIps(subnets, current, requests, port, this.addressBook(tx, port.networkId));
-    await deletePortAllocations(tx, record.row.id, changes.remove.map((a) => a.ip_address));
-    await insertAllocations(tx, changes.add.map((a) => ({ ...a, port_id: record.row.id, network_id: port.networkId })));
+    await deletePortAllocations(
+      tx,
+      record.row.id,
+      changes.remove.map((a) => a.ip_address),
+    );
+    await insertAllocations(
+      tx,
+      changes.add.map((a) => ({ ...a, port_id: record.row.id, network_id: port.networkId })),
+    );
   }
 
   async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
@@ -330,7 +363,7 @@ export class PortService implements ResourceService {
       const current = this.view(record);
       deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
       checkRevision(record.row.revision_number, precondition);
-      await deletePortRow(tx, id);
+      await deleteRowWithTags(tx, 'ports', id);
       const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
       deps.drivers.precommit(event);
       return { result: undefined, events: [event] };

@@ -13,7 +13,6 @@ import type { SecurityGroupRuleTable } from '../../store/schema.js';
 import {
   defaultSecurityGroupId,
   insertDefaultSecurityGroup,
-  insertSecurityGroup,
   insertSecurityGroupRules,
 } from '../../store/security-groups.js';
 import type { RequestContext } from '../context.js';
@@ -21,6 +20,7 @@ import type { CoreDeps } from '../deps.js';
 import type { ListQuery } from '../list-query.js';
 import type { QuotaEngine } from '../quotas/engine.js';
 import { timestamp } from '../standard-attributes.js';
+import { insertRow } from '../../store/rows.js';
 
 export const DEFAULT_SECURITY_GROUP_NAME = 'default';
 export const DEFAULT_SECURITY_GROUP_DESCRIPTION = 'Default security group';
@@ -71,7 +71,7 @@ export async function ensureDefaultSecurityGroup(
   const now = timestamp();
   const rules = initialRules(id, projectId, true, now);
   await quotas.enforce(tx, projectId, { security_group_rule: rules.length });
-  await insertSecurityGroup(tx, {
+  await insertRow(tx, 'security_groups', {
     id,
     project_id: projectId,
     name: DEFAULT_SECURITY_GROUP_NAME,

@@ -22,7 +22,7 @@ import {
   httpError,
 } from '../errors.js';
 import type { ListQuery } from '../list-query.js';
-import { countByProject } from '../networks/service.js';
+import { countByProject } from '../resource.js';
 import type { Body, Precondition, ResourceService, View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';

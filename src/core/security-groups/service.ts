@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
-import { writeTransaction } from '../deps.js';
+import { bulkCreate, writeTransaction } from '../deps.js';
 import {
   SecurityGroupCannotRemoveDefault,
   SecurityGroupCannotUpdateDefault,
@@ -18,8 +18,7 @@ import {
   SecurityGroupNotFound,
 } from '../errors.js';
 import type { ListQuery } from '../list-query.js';
-import { countByProject, policyTarget } from '../networks/service.js';
-import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import type { Db, Tx } from '../../store/database.js';
@@ -30,13 +29,11 @@ import {
   deleteSecurityGroup,
   getSecurityGroupRecord,
   groupsOfProject,
-  insertSecurityGroup,
   insertSecurityGroupRules,
   listSecurityGroupRecords,
   loadSecurityGroupRecords,
   lockSecurityGroupRow,
   securityGroupInUse,
-  updateSecurityGroupRow,
   type SecurityGroupRecord,
 } from '../../store/security-groups.js';
 import { SECURITY_GROUP_SPEC } from './attributes.js';
@@ -47,6 +44,7 @@ import {
   initialRules,
 } from './default-group.js';
 import { securityGroupView } from './views.js';
+import { insertRow, updateRow } from '../../store/rows.js';
 
 /** Admins see every group; everyone else the groups of their project. */
 export function canSeeSecurityGroup(ctx: RequestContext, row: Pick<SecurityGroupTable, 'project_id'>): boolean {
@@ -86,24 +84,11 @@ export class SecurityGroupService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      // Counted before the project's default group may be created below, as Neutron's quota hook
-      // does: a new project's first group is allowed even with a quota of one.
-      for (const [project, count] of countByProject(items))
-        await deps.quotas.enforce(tx, project, { security_group: count });
-      for (const item of items) deps.authz.enforceCreate(ctx, this.spec, item);
-      const views: View[] = [];
-      for (const item of items) views.push(await this.createOne(tx, ctx, item));
-      return {
-        result: views,
-        events: views.map((current) => ({
-          resource: 'security_group' as const,
-          operation: 'create' as const,
-          request: ctx,
-          current,
-        })),
-      };
+    // The quota is counted before the project's default group may be created, as Neutron's quota
+    // hook does: a new project's first group is allowed even with a quota of one.
+    return bulkCreate(this.deps, ctx, { resource: 'security_group', quota: 'security_group' }, items, {
+      authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
+      create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
@@ -115,7 +100,7 @@ export class SecurityGroupService implements ResourceService {
     const now = timestamp();
     const rules = initialRules(id, projectId, false, now);
     await deps.quotas.enforce(tx, projectId, { security_group_rule: rules.length });
-    await insertSecurityGroup(tx, {
+    await insertRow(tx, 'security_groups', {
       id,
       project_id: projectId,
       name: item.name as string,
@@ -158,7 +143,7 @@ export class SecurityGroupService implements ResourceService {
       if ('name' in body) patch.name = body.name as string;
       if ('description' in body) patch.description = body.description as string;
       if ('stateful' in body) patch.stateful = deps.store.bool(body.stateful as boolean);
-      await updateSecurityGroupRow(tx, id, patch);
+      await updateRow(tx, 'security_groups', id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
       const event = {
         resource: 'security_group' as const,

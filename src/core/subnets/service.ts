@@ -7,8 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import type { PolicyTarget } from '../authorizer.js';
 import type { RequestContext } from '../context.js';
-import { writeTransaction, type CoreDeps } from '../deps.js';
-import { BadRequest, GatewayIpInUse, InvalidInput, NetworkNotFound, SubnetInUse, SubnetNotFound, SubnetPoolNotFound } from '../errors.js';
+import { bulkCreate, writeTransaction, type CoreDeps } from '../deps.js';
+import {
+  BadRequest,
+  GatewayIpInUse,
+  InvalidInput,
+  NetworkNotFound,
+  SubnetInUse,
+  SubnetNotFound,
+  SubnetPoolNotFound,
+} from '../errors.js';
 import { formatIp, parseIp, parseNetwork, networksOverlap } from '../ip.js';
 import {
   checkGatewayOutOfPools,
@@ -24,31 +32,36 @@ import {
   type PoolText,
 } from '../ipam.js';
 import type { ListQuery } from '../list-query.js';
-import type { Body, Precondition, ResourceService, View } from '../resource.js';
+import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
-import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork, countByProject, policyTarget } from '../networks/service.js';
+import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE, listRows } from '../../store/list.js';
-import { getNetworkAccess, isExternal, isSharedWith, lockNetworkRow, type NetworkAccess } from '../../store/networks.js';
+import {
+  getNetworkAccess,
+  isExternal,
+  isSharedWith,
+  lockNetworkRow,
+  networkAccessByView,
+  type NetworkAccess,
+} from '../../store/networks.js';
 import { bumpPortRevisions, insertAllocations, portsOnNetwork } from '../../store/ports.js';
 import { toBool, type SubnetTable } from '../../store/schema.js';
 import {
   allocationsOnSubnet,
   bumpNetworkRevision,
   deleteAllocations,
-  deleteSubnetRow,
   getSubnetRow,
-  insertSubnet,
   nextSubnetPosition,
   subnetVisibility,
   subnetsOfNetwork,
   SUBNETS_TABLE,
-  updateSubnetRow,
 } from '../../store/subnets.js';
 import { loadTags } from '../../store/tags.js';
 import { SUBNET_SPEC } from './attributes.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
+import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
 interface SubnetRecord {
   row: SubnetTable;
@@ -110,7 +123,11 @@ export class SubnetService implements ResourceService {
     return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [] }));
   }
 
-  private async visibleRecord(db: Db, ctx: RequestContext, id: string): Promise<{ record: SubnetRecord; network: NetworkAccess }> {
+  private async visibleRecord(
+    db: Db,
+    ctx: RequestContext,
+    id: string,
+  ): Promise<{ record: SubnetRecord; network: NetworkAccess }> {
     const row = await getSubnetRow(db, id);
     const network = row ? await getNetworkAccess(db, row.network_id) : undefined;
     if (!row || !network) throw this.notFound(id);
@@ -133,14 +150,8 @@ export class SubnetService implements ResourceService {
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const views = (await this.records(this.deps.store.db, rows)).map((r) => this.view(r));
     if (ctx.isAdmin) return views;
-    const networks = new Map<string, NetworkAccess | undefined>();
-    const result: View[] = [];
-    for (const view of views) {
-      const networkId = view.network_id as string;
-      if (!networks.has(networkId)) networks.set(networkId, await getNetworkAccess(this.deps.store.db, networkId));
-      if (this.deps.authz.canRead(ctx, 'subnet', this.target(view, networks.get(networkId), ctx))) result.push(view);
-    }
-    return result;
+    const networks = await networkAccessByView(this.deps.store.db, views);
+    return views.filter((v) => this.deps.authz.canRead(ctx, 'subnet', this.target(v, networks.get(v.network_id as string), ctx)));
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
@@ -148,22 +159,14 @@ export class SubnetService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { subnet: count });
-      const networks: NetworkAccess[] = [];
-      for (const item of items) {
+    return bulkCreate(this.deps, ctx, { resource: 'subnet', quota: 'subnet' }, items, {
+      authorize: async (tx, item) => {
         const network = await getNetworkAccess(tx, item.network_id as string);
         if (!network) throw NetworkNotFound({ net_id: item.network_id });
-        deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
-        networks.push(network);
-      }
-      const views: View[] = [];
-      for (const [i, item] of items.entries()) views.push(await this.createOne(tx, ctx, item, networks[i]!));
-      return {
-        result: views,
-        events: views.map((current) => ({ resource: 'subnet' as const, operation: 'create' as const, request: ctx, current })),
-      };
+        this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
+        return network;
+      },
+      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
     });
   }
 
@@ -174,7 +177,8 @@ export class SubnetService implements ResourceService {
       throw BadRequest({ resource: 'subnets', msg: 'cidr and prefixlen must not be supplied together' });
     }
     if (item.subnetpool_id) throw SubnetPoolNotFound({ subnetpool_id: item.subnetpool_id });
-    if (!hasCidr) throw BadRequest({ resource: 'subnets', msg: 'a subnetpool must be specified in the absence of a cidr' });
+    if (!hasCidr)
+      throw BadRequest({ resource: 'subnets', msg: 'a subnetpool must be specified in the absence of a cidr' });
     const cidr = canonicalCidr(item.cidr as string);
     const ipVersion = item.ip_version as number;
     const request = {
@@ -194,13 +198,18 @@ export class SubnetService implements ResourceService {
     checkNetworkMtuForSubnet(networkRow.id, networkRow.mtu, ipVersion);
     const net = parseNetwork(cidr)!;
     const gateway =
-      request.gateway_ip === undefined ? defaultGateway(net) : request.gateway_ip === null ? null : parseIp(request.gateway_ip)!.value;
+      request.gateway_ip === undefined
+        ? defaultGateway(net)
+        : request.gateway_ip === null
+          ? null
+          : parseIp(request.gateway_ip)!.value;
     // Neutron returns a new subnet's pools sorted (an update keeps the order given).
     const pools =
       item.allocation_pools === undefined
         ? generatePools(net, gateway)
         : validatePools(item.allocation_pools as PoolText[], net).sort((a, b) => (a.first < b.first ? -1 : 1));
-    if (item.allocation_pools !== undefined && gateway !== null) checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
+    if (item.allocation_pools !== undefined && gateway !== null)
+      checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
 
     if (net.prefixLength === 0) throw InvalidInput({ error_message: '0 is not allowed as CIDR prefix length' });
     for (const other of await subnetsOfNetwork(tx, networkRow.id)) {
@@ -234,7 +243,7 @@ export class SubnetService implements ResourceService {
       created_at: now,
       updated_at: now,
     };
-    await insertSubnet(tx, row);
+    await insertRow(tx, 'subnets', row);
     await bumpNetworkRevision(tx, networkRow.id, now);
     const ipam = toIpamSubnet(row);
     if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
@@ -245,10 +254,17 @@ export class SubnetService implements ResourceService {
 
   /** A new auto-address subnet gives every port on the network (but router interfaces) its EUI-64 address. */
   private async addAutoAddresses(tx: Tx, subnet: IpamSubnet, now: string): Promise<void> {
-    const ports = (await portsOnNetwork(tx, subnet.networkId)).filter((p) => !ROUTER_INTERFACE_OWNERS.includes(p.device_owner));
+    const ports = (await portsOnNetwork(tx, subnet.networkId)).filter(
+      (p) => !ROUTER_INTERFACE_OWNERS.includes(p.device_owner),
+    );
     await insertAllocations(
       tx,
-      ports.map((p) => ({ port_id: p.id, network_id: subnet.networkId, subnet_id: subnet.id, ip_address: formatIp(6, eui64For(subnet, p.mac_address)) })),
+      ports.map((p) => ({
+        port_id: p.id,
+        network_id: subnet.networkId,
+        subnet_id: subnet.id,
+        ip_address: formatIp(6, eui64For(subnet, p.mac_address)),
+      })),
     );
     await bumpPortRevisions(
       tx,
@@ -277,7 +293,11 @@ export class SubnetService implements ResourceService {
           host_routes: body.host_routes as { destination: string; nexthop: string }[] | undefined,
         },
         deps.config.network,
-        { enable_dhcp: toBool(row.enable_dhcp), ipv6_ra_mode: row.ipv6_ra_mode, ipv6_address_mode: row.ipv6_address_mode },
+        {
+          enable_dhcp: toBool(row.enable_dhcp),
+          ipv6_ra_mode: row.ipv6_ra_mode,
+          ipv6_address_mode: row.ipv6_address_mode,
+        },
       );
       const patch: Partial<SubnetTable> = {};
       for (const key of ['name', 'description'] as const) if (key in body) patch[key] = body[key] as string;
@@ -303,7 +323,7 @@ export class SubnetService implements ResourceService {
         checkGatewayOutOfPools(net.version, gateway, pools);
       }
       const now = timestamp();
-      await updateSubnetRow(tx, id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
+      await updateRow(tx, 'subnets', id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
       await bumpNetworkRevision(tx, row.network_id, now);
       const current = this.view({ row: (await getSubnetRow(tx, id))!, tags: record.tags });
       const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };
@@ -339,7 +359,7 @@ export class SubnetService implements ResourceService {
         releasable.push(allocation.port_id);
       }
       await deleteAllocations(tx, id, releasable);
-      await deleteSubnetRow(tx, id);
+      await deleteRowWithTags(tx, 'subnets', id);
       await bumpNetworkRevision(tx, record.row.network_id, timestamp());
       const event = { resource: 'subnet' as const, operation: 'delete' as const, request: ctx, current };
       deps.drivers.precommit(event);

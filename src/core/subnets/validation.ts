@@ -4,9 +4,23 @@
  * and the IPv6 address-mode rules. Pure functions over a merged subnet request.
  */
 import type { NetworkConfig } from '../../config/config.js';
-import { DNSNameServersExhausted, HostRoutesExhausted, InvalidInput, NetworkMTUSubnetConflict, pythonRepr } from '../errors.js';
+import {
+  DNSNameServersExhausted,
+  HostRoutesExhausted,
+  InvalidInput,
+  NetworkMTUSubnetConflict,
+  pythonRepr,
+} from '../errors.js';
 import { gatewayInvalidInSubnet, isAutoAddressSubnet } from '../ipam.js';
-import { networkAddress, parseIp, parseNetwork, formatNetwork, isLoopback, isMulticast, type IpNetwork } from '../ip.js';
+import {
+  networkAddress,
+  parseIp,
+  parseNetwork,
+  formatNetwork,
+  isLoopback,
+  isMulticast,
+  type IpNetwork,
+} from '../ip.js';
 
 export const IPV4_MIN_MTU = 68;
 export const IPV6_MIN_MTU = 1280;
@@ -116,8 +130,10 @@ function checkDhcpCompatible(net: IpNetwork): void {
   if ((net.version === 4 && net.prefixLength > 30) || (net.version === 6 && net.prefixLength > 126)) {
     throw invalid('Subnet has a prefix length that is incompatible with DHCP service enabled');
   }
-  if (isMulticast(net.version, networkAddress(net))) throw invalid('Multicast IP subnet is not supported if enable_dhcp is True');
-  if (isLoopback(net.version, networkAddress(net))) throw invalid('Loopback IP subnet is not supported if enable_dhcp is True');
+  if (isMulticast(net.version, networkAddress(net)))
+    throw invalid('Multicast IP subnet is not supported if enable_dhcp is True');
+  if (isLoopback(net.version, networkAddress(net)))
+    throw invalid('Loopback IP subnet is not supported if enable_dhcp is True');
   if (net.version === 4 && networkAddress(net) === 0n) {
     throw invalid("First IP '0.0.0.0' of network is not supported if enable_dhcp is True.");
   }

@@ -58,7 +58,12 @@ export class TagService {
   }
 
   /** The parent as the caller sees it, after the `<action>_<res>:tags` check. */
-  private async authorize(ctx: RequestContext, path: string, id: string, action: TagAction): Promise<{ parent: TagParent; view: View }> {
+  private async authorize(
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    action: TagAction,
+  ): Promise<{ parent: TagParent; view: View }> {
     const parent = this.parents.get(path)!;
     let view: View;
     try {

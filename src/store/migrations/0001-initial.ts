@@ -8,13 +8,18 @@ import type { CreateTableBuilder, Kysely } from 'kysely';
 // The migration must not depend on the evolving Schema type.
 type AnyDb = Kysely<any>;
 
-function standardColumns<T extends string>(t: CreateTableBuilder<T>, nullableDescription = false): CreateTableBuilder<T> {
-  return t
-    // Rules copied from the default-rule templates keep Neutron's null description.
-    .addColumn('description', 'varchar(255)', (c) => (nullableDescription ? c : c.notNull().defaultTo('')))
-    .addColumn('revision_number', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'varchar(20)', (c) => c.notNull())
-    .addColumn('updated_at', 'varchar(20)', (c) => c.notNull());
+function standardColumns<T extends string>(
+  t: CreateTableBuilder<T>,
+  nullableDescription = false,
+): CreateTableBuilder<T> {
+  return (
+    t
+      // Rules copied from the default-rule templates keep Neutron's null description.
+      .addColumn('description', 'varchar(255)', (c) => (nullableDescription ? c : c.notNull().defaultTo('')))
+      .addColumn('revision_number', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('created_at', 'varchar(20)', (c) => c.notNull())
+      .addColumn('updated_at', 'varchar(20)', (c) => c.notNull())
+  );
 }
 
 export async function up(db: AnyDb): Promise<void> {

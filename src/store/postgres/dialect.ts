@@ -25,7 +25,12 @@ export function createPostgresDialect(url: string, poolSize = 10): StoreDialect 
       maxBoundParameters: 30000,
     },
     createKyselyDialect() {
-      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize }) });
+      const pool = new pg.Pool({ connectionString: url, max: poolSize });
+      // An idle connection the server closes (restart, failover, pg_terminate_backend) is dropped
+      // by the pool and the next query connects afresh; without a listener its 'error' event
+      // would be an uncaught exception that ends the process.
+      pool.on('error', () => {});
+      return new PostgresDialect({ pool });
     },
     classifyError: classifyPostgresError,
     async lockKey(tx, key) {
