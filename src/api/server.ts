@@ -93,6 +93,15 @@ export function baseUrl(request: FastifyRequest): string {
   return `${scheme}://${request.headers.host ?? 'localhost'}`;
 }
 
+/** Whether an `Accept` header allows a JSON answer (absent means anything goes). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((range) => {
+    const type = range.split(';')[0]!.trim().toLowerCase();
+    return type === '*/*' || type === 'application/*' || type === 'application/json';
+  });
+}
+
 /** `/v2.0/networks.json` → `/v2.0/networks`; the query string is kept. */
 function stripJsonSuffix(url: string): string {
   const q = url.indexOf('?');
@@ -121,7 +130,20 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-openstack-request-id', request.id);
+    if (!acceptsJson(request.headers.accept)) {
+      throw httpError(
+        'HTTPNotAcceptable',
+        'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+      );
+    }
     request.ctx = noauthContext(request.headers, request.id, config.noauth_default_project_id);
+  });
+  // Neutron answers `application/json` without a charset; some clients compare the header.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+      reply.header('content-type', 'application/json');
+    }
+    return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     // One line per request; headers (tokens) are never logged.

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { BACKENDS, createBackendDatabase, type TestDatabase } from '../../test/fixtures/databases.js';
 import { migrate, openStore, type Store } from './database.js';
 import { toBool, type NetworkSegmentTable, type NetworkTable } from './schema.js';
@@ -140,6 +141,37 @@ for (const backend of BACKENDS) {
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow();
         assert.equal(Number(count.n), 4);
+      });
+    }
+
+    if (backend === 'postgres') {
+      it('keeps working after PostgreSQL terminates its idle connections (no uncaught pool error)', async () => {
+        const { url } = await freshDatabase();
+        const store = await open(url);
+        await sql`select 1`.execute(store.db);
+        const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+        await admin.connect();
+        try {
+          const terminated = await admin.query(
+            'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+            [new URL(url).pathname.slice(1)],
+          );
+          assert.ok((terminated.rowCount ?? 0) >= 1, 'the store held a connection');
+        } finally {
+          await admin.end();
+        }
+        // The pool learns of the closed connection asynchronously; until then a query may still
+        // pick it up and fail. What must not happen is an unhandled 'error' event.
+        let answered = false;
+        for (let i = 0; i < 50 && !answered; i++) {
+          try {
+            await sql`select 1`.execute(store.db);
+            answered = true;
+          } catch {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        }
+        assert.ok(answered, 'the store connects afresh');
       });
     }
 

@@ -67,15 +67,15 @@ export async function securityForNewPort(
   const pairs = request.addressPairs ?? [];
   if (pairs.length && !request.portSecurity) throw AddressPairAndPortSecurityRequired({});
   const trusted = request.deviceOwner !== '' && isTrustedPort(request.deviceOwner);
-  let groups = request.securityGroups;
-  if (request.portSecurity) {
-    if (groups === undefined && !trusted) {
-      groups = [await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, request.projectId)];
-    }
-  } else if (groups !== undefined && groups.length) {
-    throw PortSecurityAndIPRequiredForSecurityGroups({});
+  const groups = request.securityGroups;
+  if (!request.portSecurity && groups !== undefined && groups.length) throw PortSecurityAndIPRequiredForSecurityGroups({});
+  if (trusted) return { portSecurity: request.portSecurity, securityGroups: [], addressPairs: pairs };
+  if (request.portSecurity && groups === undefined) {
+    // The project's own default group: nothing to check.
+    const defaultGroup = await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, request.projectId);
+    return { portSecurity: true, securityGroups: [defaultGroup], addressPairs: pairs };
   }
-  const securityGroups = trusted || !groups ? [] : await checkedGroups(tx, ctx, request.projectId, groups);
+  const securityGroups = groups ? await checkedGroups(tx, ctx, request.projectId, groups) : [];
   return { portSecurity: request.portSecurity, securityGroups, addressPairs: pairs };
 }
 
