@@ -18,9 +18,13 @@ export function valuesOf(query: RawQuery, key: string): string[] {
   return Array.isArray(v) ? v : [v];
 }
 
-/** Requested `fields`, or undefined for all. Empty values are ignored, as Neutron's list_args does. */
-export function parseFields(query: RawQuery): string[] | undefined {
-  const fields = valuesOf(query, 'fields').filter((f) => f !== '');
+/**
+ * Requested `fields`, or undefined for all. Empty values are ignored, as Neutron's legacy
+ * controllers do; its pecan ones (core resources) keep them, so there `fields=` selects nothing.
+ */
+export function parseFields(query: RawQuery, keepEmpty = false): string[] | undefined {
+  const all = valuesOf(query, 'fields');
+  const fields = keepEmpty ? all : all.filter((f) => f !== '');
   return fields.length ? fields : undefined;
 }
 
@@ -113,18 +117,19 @@ export function paginationLinks(
 ): { rel: string; href: string }[] {
   if (list.limit === undefined) return [];
   const links: { rel: string; href: string }[] = [];
-  const keep = Object.entries(query).filter(([k]) => k !== 'marker' && k !== 'page_reverse' && k !== 'limit');
+  // The request's parameters keep their order (limit included); marker and page_reverse go last.
+  const keep = Object.entries(query).filter(([k]) => k !== 'marker' && k !== 'page_reverse');
   const href = (marker: unknown, reverse: boolean) => {
     const params = new URLSearchParams();
     for (const [k, v] of keep) for (const value of Array.isArray(v) ? v : [v ?? '']) params.append(k, value);
-    params.set('limit', String(list.limit));
-    params.set('marker', String(marker));
+    if (!params.has('limit')) params.set('limit', String(list.limit));
+    if (marker !== undefined) params.set('marker', String(marker));
     if (reverse) params.set('page_reverse', 'True');
     return `${baseUrl}${path}?${params.toString()}`;
   };
+  // An empty page still links back (without a marker), as Neutron does.
   const short = items.length < list.limit;
-  if (items.length && !(short && !list.pageReverse))
-    links.push({ rel: 'next', href: href(items[items.length - 1]!.id, false) });
-  if (items.length && !(short && list.pageReverse)) links.push({ rel: 'previous', href: href(items[0]!.id, true) });
+  if (!(short && !list.pageReverse)) links.push({ rel: 'next', href: href(items[items.length - 1]?.id, false) });
+  if (!(short && list.pageReverse)) links.push({ rel: 'previous', href: href(items[0]?.id, true) });
   return links;
 }

@@ -68,6 +68,9 @@ export function parseIfMatch(header: string | string[] | undefined): Preconditio
   return { revisionNumber };
 }
 
+/** Collections Neutron serves with pecan, whose `fields` handling differs from the legacy stack's. */
+const PECAN_COLLECTIONS = new Set(['networks', 'subnets', 'subnetpools', 'ports']);
+
 export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, service: ResourceService): void {
   const spec = service.spec;
   const collectionUrl = `/v2.0/${spec.path}`;
@@ -75,6 +78,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
   const maxLimit = deps.config.pagination_max_limit;
   const query = (request: FastifyRequest) => request.query as RawQuery;
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const fieldsOf = (q: RawQuery) => parseFields(q, PECAN_COLLECTIONS.has(spec.path));
 
   route(app, collectionUrl, {
     GET: async (request) => {
@@ -82,7 +86,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
       const list = parseListQuery(spec, q, { maxLimit });
       const views = await service.list(request.ctx, list);
       const body: Record<string, unknown> = {
-        [spec.collection]: renderViews(deps, request.ctx, service, views, parseFields(q)),
+        [spec.collection]: renderViews(deps, request.ctx, service, views, fieldsOf(q)),
       };
       const links = paginationLinks(baseUrl(request), request.url.split('?')[0]!, q, list, views);
       if (links.length) body[`${spec.collection}_links`] = links;
@@ -95,7 +99,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
         request.ctx,
         service,
         await service.create(request.ctx, items),
-        parseFields(query(request)),
+        fieldsOf(query(request)),
       );
       reply.code(201);
       return bulk ? { [spec.collection]: views } : { [spec.name]: views[0] };
@@ -114,13 +118,13 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
       const q = query(request);
       parseListQuery(spec, q, { maxLimit }); // validated, as Neutron does, though a show ignores filters
       const view = await service.show(request.ctx, idOf(request));
-      return { [spec.name]: renderViews(deps, request.ctx, service, [view], parseFields(q))[0] };
+      return { [spec.name]: renderViews(deps, request.ctx, service, [view], fieldsOf(q))[0] };
     },
     PUT: async (request) => {
       const { items } = prepareRequestBody(request.ctx, spec, jsonBody(request), false);
       const precondition = parseIfMatch(request.headers['if-match']);
       const view = await service.update(request.ctx, idOf(request), items[0]!, precondition);
-      return { [spec.name]: renderViews(deps, request.ctx, service, [view], parseFields(query(request)))[0] };
+      return { [spec.name]: renderViews(deps, request.ctx, service, [view], fieldsOf(query(request)))[0] };
     },
     DELETE: async (request, reply) => {
       const precondition = parseIfMatch(request.headers['if-match']);

@@ -215,8 +215,10 @@ export async function chooseFreeAddress(
   const size = poolSize(subnet);
   if (size === 0n) return null;
   const probes = !lowest && size > BigInt(RANDOM_PROBES * 4) ? RANDOM_PROBES : 0;
+  // Guesses stay among the first FREE_WINDOW addresses: Neutron never hands out one beyond its window.
+  const span = size < BigInt(FREE_WINDOW) ? size : BigInt(FREE_WINDOW);
   for (let i = 0; i < probes; i++) {
-    const candidate = formatIp(subnet.version, nthPoolAddress(subnet, randomBigInt(size)));
+    const candidate = formatIp(subnet.version, nthPoolAddress(subnet, randomBigInt(span)));
     if (subnet.gateway !== null && candidate === formatIp(subnet.version, subnet.gateway)) continue;
     if (!(await isTaken(candidate))) return candidate;
   }

@@ -143,10 +143,11 @@ export const validateListOfUniqueStrings =
   (data) =>
     validateListOfItems(validateString(maxLen), data);
 
+/** `%(data)s is not in valid_values`: neutron-lib names the values only when given a display text. */
 export const validateValues =
   (valid: readonly unknown[], display?: string): Validator =>
   (data) =>
-    valid.some((v) => jsonEqual(v, data)) ? undefined : `${s(data)} is not in ${display ?? s(valid)}`;
+    valid.some((v) => jsonEqual(v, data)) ? undefined : `${s(data)} is not in ${display ?? 'valid_values'}`;
 
 export const validateBoolean: Validator = (data) =>
   boolFromString(data) === undefined ? `'${s(data)}' is not a valid boolean value` : undefined;

@@ -44,7 +44,16 @@ export interface Store {
 
 export class UnsupportedDatabaseUrl extends Error {}
 
-export function dialectForUrl(url: string, options: { poolSize?: number } = {}): StoreDialect {
+export interface StoreOptions {
+  /** Connections per process (PostgreSQL). */
+  poolSize?: number;
+  /** Run the migrations on open (default true). */
+  migrate?: boolean;
+  /** Told when the database drops an idle connection (the pool reconnects by itself). */
+  onConnectionLost?: (error: Error) => void;
+}
+
+export function dialectForUrl(url: string, options: StoreOptions = {}): StoreDialect {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!path) throw new UnsupportedDatabaseUrl('sqlite: URL needs a path, e.g. sqlite:/var/lib/octonet/octonet.db');
@@ -52,14 +61,14 @@ export function dialectForUrl(url: string, options: { poolSize?: number } = {}):
     return createSqliteDialect(path);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return createPostgresDialect(url, options.poolSize);
+    return createPostgresDialect(url, options.poolSize, options.onConnectionLost);
   }
   throw new UnsupportedDatabaseUrl(
     `unsupported database URL (use sqlite:PATH or postgres://...): ${url.split(':')[0]}:...`,
   );
 }
 
-export async function openStore(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectForUrl(url, options);
   const db = new Kysely<Schema>({ dialect: dialect.createKyselyDialect() });
   if (options.migrate !== false) await migrate(db);

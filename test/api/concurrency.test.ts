@@ -3,6 +3,9 @@
  * ports filling a small subnet, geneve VNIs, a provider VLAN, a project's default security group.
  * On SQLite and PostgreSQL in-process, and on two `octonet serve` processes sharing one
  * PostgreSQL database (clients alternate between them), as replicas run.
+ *
+ * Each concurrent caller acts in a project of its own: the quota check serialises one project's
+ * creates of a resource, so racers in one project would never reach the allocation together.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,11 +19,17 @@ const CLIENTS = 16;
 const POOL_SIZE = 13;
 /** A port create loop stops here at the latest, should the subnet never report itself full. */
 const MAX_PORTS_PER_CLIENT = POOL_SIZE + 1;
+/** A small geneve VNI range, so that concurrent network creates collide and the range runs out. */
+const VNI_FIRST = 1000;
+const VNI_COUNT = 40;
+const CONFIG = { network: { geneve_vni_ranges: [`${VNI_FIRST}:${VNI_FIRST + VNI_COUNT - 1}`] } };
 
 type Clients = readonly Client[];
 
-/** The client of the i-th concurrent caller: the callers alternate between the servers. */
-const pick = (clients: Clients, i: number): Client => clients[i % clients.length]!;
+/** The i-th concurrent caller, in a project of its own; the callers alternate between the servers. */
+function caller(clients: Clients, i: number, roles?: string[]): Client {
+  return clients[i % clients.length]!.as({ project: newProjectId(), ...(roles ? { roles } : {}) });
+}
 
 function statuses(responses: readonly Response[]): number[] {
   return responses.map((r) => r.status).sort();
@@ -43,7 +52,7 @@ async function createNetwork(client: Client, body: Record<string, unknown>): Pro
 
 async function fillSubnetConcurrently(clients: Clients, octet: number): Promise<void> {
   const admin = clients[0]!;
-  const networkId = await createNetwork(admin, { name: `fill-${octet}` });
+  const networkId = await createNetwork(admin, { name: `fill-${octet}`, shared: true });
   const cidr = `10.${octet}.0.0/28`;
   const subnet = await admin.post('/v2.0/subnets', { subnet: { network_id: networkId, ip_version: 4, cidr } });
   assert.equal(subnet.status, 201, subnet.text);
@@ -53,7 +62,7 @@ async function fillSubnetConcurrently(clients: Clients, octet: number): Promise<
   const refused: Response[] = [];
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
-      const client = pick(clients, i);
+      const client = caller(clients, i);
       for (let n = 0; n < MAX_PORTS_PER_CLIENT; n++) {
         const r = await client.post('/v2.0/ports', { port: { network_id: networkId, name: `c${i}-${n}` } });
         if (r.status !== 201) {
@@ -98,26 +107,62 @@ async function fillSubnetConcurrently(clients: Clients, octet: number): Promise<
   assert.deepEqual(listedPorts.map((p) => p.mac_address).sort(), ports.map((p) => p.mac_address).sort());
 }
 
-async function createNetworksConcurrently(clients: Clients): Promise<void> {
-  const responses = await Promise.all(
-    Array.from({ length: CLIENTS }, (_, i) =>
-      pick(clients, i).post('/v2.0/networks', { network: { name: `vni-${i}` } }),
-    ),
-  );
-  assertNoServerError(responses);
-  assert.deepEqual(statuses(responses), Array(CLIENTS).fill(201));
-  const vnis = responses.map((r) => {
-    assert.equal(r.body.network['provider:network_type'], 'geneve');
-    return r.body.network['provider:segmentation_id'] as number;
-  });
-  assert.equal(new Set(vnis).size, CLIENTS, `VNIs handed out twice: ${vnis.sort((a, b) => a - b).join(',')}`);
+/**
+ * Networks created from 16 clients until the VNI range is exhausted: the range is small, so the
+ * creators keep colliding on the same free VNI and the store's retry has to sort them out.
+ */
+async function exhaustVnisConcurrently(clients: Clients): Promise<void> {
+  const admin = clients[0]!;
+  /** Network id to VNI, of every geneve network (only an admin sees provider attributes). */
+  const geneveVnis = async (): Promise<Map<string, number>> => {
+    const r = await admin.get('/v2.0/networks?provider:network_type=geneve');
+    assert.equal(r.status, 200, r.text);
+    const networks = r.body.networks as { id: string; 'provider:segmentation_id': number }[];
+    return new Map(networks.map((n) => [n.id, n['provider:segmentation_id']]));
+  };
+  const free = VNI_COUNT - (await geneveVnis()).size;
+  assert.ok(free >= CLIENTS, 'the earlier tests left enough of the range for a race');
 
-  // Every geneve network of the database, these and any earlier ones, has its own VNI.
-  const all = await clients[0]!.get('/v2.0/networks?provider:network_type=geneve');
-  assert.equal(all.status, 200, all.text);
-  const stored = (all.body.networks as Record<string, unknown>[]).map((n) => n['provider:segmentation_id']);
-  assert.equal(new Set(stored).size, stored.length, `VNIs stored twice: ${stored.join(',')}`);
-  for (const vni of vnis) assert.ok(stored.includes(vni));
+  const created: string[] = [];
+  const refused: Response[] = [];
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, i) => {
+      const client = caller(clients, i);
+      for (let n = 0; n <= VNI_COUNT; n++) {
+        const r = await client.post('/v2.0/networks', { network: { name: `vni-${i}-${n}` } });
+        if (r.status !== 201) {
+          refused.push(r);
+          return;
+        }
+        created.push(r.body.network.id);
+      }
+    }),
+  );
+
+  for (const r of refused) {
+    assert.deepEqual(
+      r.body,
+      {
+        NeutronError: {
+          type: 'NoNetworkAvailable',
+          message: 'Unable to create the network. No project network is available for allocation.',
+          detail: '',
+        },
+      },
+      `${r.status} ${r.text}`,
+    );
+    assert.equal(r.status, 503);
+  }
+  assert.equal(refused.length, CLIENTS, 'every client ends on the exhausted range');
+  assert.equal(created.length, free, 'exactly the free VNIs are handed out');
+  const stored = await geneveVnis();
+  const vnis = created.map((id) => stored.get(id));
+  assert.equal(new Set(vnis).size, created.length, `VNIs handed out twice: ${vnis.join(',')}`);
+  assert.deepEqual(
+    [...stored.values()].sort((a, b) => a - b),
+    Array.from({ length: VNI_COUNT }, (_, i) => VNI_FIRST + i),
+    'each VNI of the range is stored exactly once',
+  );
 }
 
 async function createSameVlanConcurrently(clients: Clients, vlan: number): Promise<void> {
@@ -131,7 +176,9 @@ async function createSameVlanConcurrently(clients: Clients, vlan: number): Promi
   };
   const contenders = 8;
   const responses = await Promise.all(
-    Array.from({ length: contenders }, (_, i) => pick(clients, i).post('/v2.0/networks', body)),
+    Array.from({ length: contenders }, (_, i) =>
+      caller(clients, i, ['admin', 'member', 'reader']).post('/v2.0/networks', body),
+    ),
   );
   assertNoServerError(responses);
   assert.deepEqual(statuses(responses), [201, ...Array(contenders - 1).fill(409)]);
@@ -148,12 +195,15 @@ async function createSameVlanConcurrently(clients: Clients, vlan: number): Promi
   assert.equal(listed.body.networks.length, 1, listed.text);
 }
 
-/** A new project's first requests all race to create its default group; one group must come out. */
+/**
+ * A new project's first requests (lists, network and group creates, all in that one project) race
+ * to create its default group; exactly one group must come out.
+ */
 async function raceOnDefaultSecurityGroup(clients: Clients): Promise<void> {
   const project = newProjectId();
   const requests: Promise<Response>[] = [];
   for (let i = 0; i < CLIENTS; i++) {
-    const client = pick(clients, i).as({ project });
+    const client = clients[i % clients.length]!.as({ project });
     if (i % 3 === 0) requests.push(client.get('/v2.0/security-groups'));
     else if (i % 3 === 1) requests.push(client.post('/v2.0/networks', { network: { name: `sg-race-${i}` } }));
     else requests.push(client.post('/v2.0/security-groups', { security_group: { name: `sg-${i}` } }));
@@ -180,16 +230,18 @@ async function raceOnDefaultSecurityGroup(clients: Clients): Promise<void> {
 
 for (const backend of BACKENDS) {
   describe(`concurrent allocation (${backend})`, () => {
-    const api = useApi(backend);
+    const api = useApi(backend, { config: CONFIG });
     const clients = () => [api.admin];
 
     it('fills a /28 from 16 clients: each address and MAC once, then 409 IpAddressGenerationFailure', () =>
       fillSubnetConcurrently(clients(), 21));
-    it('gives concurrent network creates distinct geneve VNIs', () => createNetworksConcurrently(clients()));
-    it('gives a provider VLAN to exactly one of concurrent creates, 409 VlanIdInUse to the rest', () =>
-      createSameVlanConcurrently(clients(), 150));
     it('creates exactly one default security group for a project under concurrent first requests', () =>
       raceOnDefaultSecurityGroup(clients()));
+    it('gives a provider VLAN to exactly one of concurrent creates, 409 VlanIdInUse to the rest', () =>
+      createSameVlanConcurrently(clients(), 150));
+    // Last: it leaves no VNI for later network creates.
+    it('hands each geneve VNI out once while 16 clients exhaust the range, then 503 NoNetworkAvailable', () =>
+      exhaustVnisConcurrently(clients()));
   });
 }
 
@@ -202,7 +254,10 @@ if (BACKENDS.includes('postgres')) {
     before(async () => {
       database = await createTestDatabase();
       // Started together, so they also migrate the new database at the same time.
-      const started = await Promise.allSettled([startServeProcess(database.url), startServeProcess(database.url)]);
+      const started = await Promise.allSettled([
+        startServeProcess(database.url, { config: CONFIG }),
+        startServeProcess(database.url, { config: CONFIG }),
+      ]);
       for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
       const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
@@ -215,11 +270,11 @@ if (BACKENDS.includes('postgres')) {
 
     it('fills a /28 from 16 clients on both replicas: each address and MAC once', () =>
       fillSubnetConcurrently(clients, 22));
-    it('gives concurrent network creates on both replicas distinct geneve VNIs', () =>
-      createNetworksConcurrently(clients));
-    it('gives a provider VLAN to exactly one of concurrent creates on both replicas', () =>
-      createSameVlanConcurrently(clients, 151));
     it('creates exactly one default security group under concurrent first requests on both replicas', () =>
       raceOnDefaultSecurityGroup(clients));
+    it('gives a provider VLAN to exactly one of concurrent creates on both replicas', () =>
+      createSameVlanConcurrently(clients, 151));
+    it('hands each geneve VNI out once while clients on both replicas exhaust the range', () =>
+      exhaustVnisConcurrently(clients));
   });
 }

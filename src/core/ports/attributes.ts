@@ -22,7 +22,7 @@ import {
   DuplicateAddressPairInRequest,
   HTTPBadRequest,
 } from '../errors.js';
-import { isMulticast, networkAddress, parseIp, parseNetwork } from '../ip.js';
+import { formatNetwork, isMulticast, networksOverlap, parseIp, parseNetwork } from '../ip.js';
 import { DESCRIPTION, ID, NAME, PROJECT, STANDARD_TAIL } from '../standard-attributes.js';
 import {
   isPlainObject,
@@ -86,9 +86,11 @@ export const validateAllowedAddressPairs =
       if (isCidr) {
         const net = parseNetwork(ip)!;
         const isAll = net.prefixLength === 0 && net.version === 4;
-        if (!isAll && isMulticast(net.version, networkAddress(net))) {
+        // Any overlap counts, so a broad prefix such as 128.0.0.0/1 or ::/0 is refused too.
+        const multicast = parseNetwork(net.version === 4 ? '224.0.0.0/4' : 'ff00::/8')!;
+        if (!isAll && networksOverlap(net, multicast)) {
           throw HTTPBadRequest(
-            `Subnet ${ip as string} overlaps with multicast range ${net.version === 4 ? '224.0.0.0/4' : 'ff00::/8'}, which is not supported.`,
+            `Subnet ${formatNetwork(net)} overlaps with multicast range ${formatNetwork(multicast)}, which is not supported.`,
           );
         }
       } else if (isMulticast(parseIp(ip)!.version, parseIp(ip)!.value)) {

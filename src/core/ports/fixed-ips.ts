@@ -14,7 +14,6 @@ import {
   IpAddressAlreadyAllocated,
   IpAddressGenerationFailure,
   IpAddressGenerationFailureNoMatchingSubnet,
-  SubnetIpAddressGenerationFailure,
   SubnetNotFound,
 } from '../errors.js';
 import { formatIp, parseIp } from '../ip.js';
@@ -65,10 +64,12 @@ async function subnetForFixedIp(
   if (fixed.subnet_id !== undefined) {
     const subnet = subnets.find((s) => s.id === fixed.subnet_id);
     if (!subnet) {
-      const network = await book.networkOfSubnet(fixed.subnet_id);
-      if (network === undefined) throw SubnetNotFound({ subnet_id: fixed.subnet_id });
+      if ((await book.networkOfSubnet(fixed.subnet_id)) === undefined) {
+        throw SubnetNotFound({ subnet_id: fixed.subnet_id });
+      }
+      // Neutron names the port's network here, not the subnet's.
       throw InvalidInput({
-        error_message: `Failed to create port on network ${network}, because fixed_ips included invalid subnet ${fixed.subnet_id}`,
+        error_message: `Failed to create port on network ${port.networkId}, because fixed_ips included invalid subnet ${fixed.subnet_id}`,
       });
     }
     if (fixed.ip_address !== undefined) {
@@ -114,13 +115,15 @@ async function resolveRequests(
   return resolved;
 }
 
-/** Subnets a port of this owner may draw from: those reserved for it, else the unreserved ones. */
+/**
+ * Subnets a port of this owner may use (`find_candidate_subnets`), explicit requests included: those
+ * reserved for its owner first, then the unreserved ones (tried in that order when full).
+ */
 export function candidateSubnets(subnets: readonly IpamSubnet[], deviceOwner: string, networkId: string): IpamSubnet[] {
   if (subnets.length === 0) return [];
   const reserved = subnets.filter((s) => s.serviceTypes.includes(deviceOwner));
-  if (reserved.length) return reserved;
   const open = subnets.filter((s) => s.serviceTypes.length === 0);
-  if (open.length) return open;
+  if (reserved.length || open.length) return [...reserved, ...open];
   throw IpAddressGenerationFailureNoMatchingSubnet({ network_id: networkId, service_type: deviceOwner });
 }
 
@@ -143,7 +146,8 @@ async function allocate(resolved: readonly Resolved[], port: PortIdentity, book:
       if (claimed.has(ip) || (await book.isTaken(ip))) throw IpAddressAlreadyAllocated({ ip, subnet_id: r.subnet.id });
     } else {
       ip = (await chooseAmong([r.subnet], book, claimed, port)) ?? undefined;
-      if (ip === undefined) throw SubnetIpAddressGenerationFailure({ subnet_id: r.subnet.id });
+      // Neutron's subnet group turns a full subnet into the network-wide error, even for one subnet.
+      if (ip === undefined) throw IpAddressGenerationFailure({ net_id: port.networkId });
     }
     claimed.add(ip);
     result.push({ subnet_id: r.subnet.id, ip_address: ip });
@@ -180,14 +184,14 @@ export async function allocateForNewPort(
   port: PortIdentity,
   book: AddressBook,
 ): Promise<Allocation[]> {
+  const candidates = candidateSubnets(subnets, port.deviceOwner, port.networkId);
   if (requests !== undefined) {
-    const resolved = await resolveRequests(requests, subnets, port, book);
+    const resolved = await resolveRequests(requests, candidates, port, book);
     const requestedAuto = new Set(
       resolved.filter((r) => r.eui64 || isAutoAddressSubnet(r.subnet)).map((r) => r.subnet.id),
     );
-    return allocate([...resolved, ...autoAddresses(subnets, port, requestedAuto)], port, book);
+    return allocate([...resolved, ...autoAddresses(candidates, port, requestedAuto)], port, book);
   }
-  const candidates = candidateSubnets(subnets, port.deviceOwner, port.networkId);
   const result: Allocation[] = [];
   const claimed = new Set<string>();
   const groups = [
@@ -269,4 +273,31 @@ export async function changeFixedIps(
   };
   const add = await allocate(wanted, port, releasingBook);
   return { keep, add, remove };
+}
+
+/**
+ * A MAC change moves the port's EUI-64 addresses (`update_port_with_ips`): on each auto-address
+ * subnet the address derived from the old MAC gives way to the one derived from the new MAC.
+ */
+export async function moveEui64Addresses(
+  subnets: readonly IpamSubnet[],
+  changes: FixedIpChanges,
+  port: PortIdentity,
+  book: AddressBook,
+): Promise<FixedIpChanges> {
+  if (ROUTER_INTERFACE_OWNERS.includes(port.deviceOwner)) return changes;
+  const auto = new Map(subnets.filter(isAutoAddressSubnet).map((s) => [s.id, s]));
+  const result: FixedIpChanges = { keep: [], add: [...changes.add], remove: [...changes.remove] };
+  for (const a of changes.keep) {
+    const subnet = auto.get(a.subnet_id);
+    const moved = subnet ? formatIp(6, eui64For(subnet, port.mac)) : a.ip_address;
+    if (moved === a.ip_address) {
+      result.keep.push(a);
+      continue;
+    }
+    if (await book.isTaken(moved)) throw IpAddressAlreadyAllocated({ ip: moved, subnet_id: a.subnet_id });
+    result.remove.push(a);
+    result.add.push({ subnet_id: a.subnet_id, ip_address: moved });
+  }
+  return result;
 }

@@ -65,18 +65,20 @@ export async function securityForNewPort(
   },
 ): Promise<NewPortSecurity> {
   const pairs = request.addressPairs ?? [];
-  if (pairs.length && !request.portSecurity) throw AddressPairAndPortSecurityRequired({});
   const trusted = request.deviceOwner !== '' && isTrustedPort(request.deviceOwner);
+  // ML2's port-security driver turns it off on trusted ports, whatever was asked.
+  const portSecurity = trusted ? false : request.portSecurity;
+  if (pairs.length && !portSecurity) throw AddressPairAndPortSecurityRequired({});
   const groups = request.securityGroups;
-  if (!request.portSecurity && groups !== undefined && groups.length) throw PortSecurityAndIPRequiredForSecurityGroups({});
-  if (trusted) return { portSecurity: request.portSecurity, securityGroups: [], addressPairs: pairs };
-  if (request.portSecurity && groups === undefined) {
+  if (!portSecurity && groups !== undefined && groups.length) throw PortSecurityAndIPRequiredForSecurityGroups({});
+  if (trusted) return { portSecurity, securityGroups: [], addressPairs: pairs };
+  if (portSecurity && groups === undefined) {
     // The project's own default group: nothing to check.
     const defaultGroup = await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, request.projectId);
     return { portSecurity: true, securityGroups: [defaultGroup], addressPairs: pairs };
   }
   const securityGroups = groups ? await checkedGroups(tx, ctx, request.projectId, groups) : [];
-  return { portSecurity: request.portSecurity, securityGroups, addressPairs: pairs };
+  return { portSecurity, securityGroups, addressPairs: pairs };
 }
 
 export interface PortSecurityUpdate {

@@ -44,6 +44,7 @@ import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dh
 import {
   allocateForNewPort,
   changeFixedIps,
+  moveEui64Addresses,
   type AddressBook,
   type Allocation,
   type FixedIpRequest,
@@ -345,7 +346,9 @@ export class PortService implements ResourceService {
       requests = record.fixedIps.map((f) => (auto.has(f.subnet_id) ? { subnet_id: f.subnet_id } : { ...f }));
     }
     const current: Allocation[] = record.fixedIps.map((f) => ({ subnet_id: f.subnet_id, ip_address: f.ip_address }));
-    const changes = await changeFixedIps(subnets, current, requests, port, this.addressBook(tx, port.networkId));
+    const book = this.addressBook(tx, port.networkId);
+    let changes = await changeFixedIps(subnets, current, requests, port, book);
+    if (port.mac !== record.row.mac_address) changes = await moveEui64Addresses(subnets, changes, port, book);
     await deletePortAllocations(
       tx,
       record.row.id,

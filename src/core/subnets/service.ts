@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.js';
 import { bulkCreate, writeTransaction, type CoreDeps } from '../deps.js';
 import {
   BadRequest,
+  define,
   GatewayIpInUse,
   InvalidInput,
   NetworkNotFound,
@@ -23,6 +24,7 @@ import {
   defaultGateway,
   eui64For,
   formatRange,
+  gatewayInvalidInSubnet,
   generatePools,
   isAutoAddressSubnet,
   ROUTER_INTERFACE_OWNERS,
@@ -62,6 +64,9 @@ import { loadTags } from '../../store/tags.js';
 import { SUBNET_SPEC } from './attributes.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
 import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
+
+/** neutron.ipam.exceptions.IpamValueInvalid: a Conflict carrying its own message. */
+const IpamValueInvalid = define<{ message: string }>('IpamValueInvalid', 'Conflict', '%(message)s');
 
 interface SubnetRecord {
   row: SubnetTable;
@@ -141,13 +146,10 @@ export class SubnetService implements ResourceService {
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
     const scope = ctx.isAdmin || ctx.isService ? TRUE : subnetVisibility(ctx.projectId);
-    const { rows, markerFound } = await listRows<SubnetTable>(
-      { store: this.deps.store, projectId: ctx.projectId },
-      SUBNETS_TABLE,
-      query,
-      scope,
-    );
-    if (!markerFound) throw this.notFound(query.marker ?? null);
+    const env = { store: this.deps.store, projectId: ctx.projectId };
+    const page = await listRows<SubnetTable>(env, SUBNETS_TABLE, query, scope);
+    // Neutron's subnet pager ignores a marker it cannot find (networks and ports answer 404).
+    const { rows } = page.markerFound ? page : await listRows<SubnetTable>(env, SUBNETS_TABLE, { ...query, marker: undefined }, scope);
     const views = (await this.records(this.deps.store.db, rows)).map((r) => this.view(r));
     if (ctx.isAdmin) return views;
     const networks = await networkAccessByView(this.deps.store.db, views);
@@ -204,12 +206,19 @@ export class SubnetService implements ResourceService {
           ? null
           : parseIp(request.gateway_ip)!.value;
     // Neutron returns a new subnet's pools sorted (an update keeps the order given).
+    // An empty list means the default pools too (the IPAM driver generates them).
     const pools =
-      item.allocation_pools === undefined
+      item.allocation_pools === undefined || (item.allocation_pools as PoolText[]).length === 0
         ? generatePools(net, gateway)
         : validatePools(item.allocation_pools as PoolText[], net).sort((a, b) => (a.first < b.first ? -1 : 1));
     if (item.allocation_pools !== undefined && gateway !== null)
       checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
+    // Only the default gateway gets here invalid (a /31's network+1 is its broadcast address).
+    if (gateway !== null && gatewayInvalidInSubnet(net, gateway)) {
+      throw IpamValueInvalid({
+        message: `Gateway IP ${formatIp(net.version, gateway)} cannot be the network or broadcast IP address ${cidr}`,
+      });
+    }
 
     if (net.prefixLength === 0) throw InvalidInput({ error_message: '0 is not allowed as CIDR prefix length' });
     for (const other of await subnetsOfNetwork(tx, networkRow.id)) {

@@ -13,7 +13,11 @@ import { classifyPostgresError } from './errors.js';
 // Bigint columns (COUNT(*)) come back as strings by default; every count here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-export function createPostgresDialect(url: string, poolSize = 10): StoreDialect {
+export function createPostgresDialect(
+  url: string,
+  poolSize = 10,
+  onConnectionLost: (error: Error) => void = () => {},
+): StoreDialect {
   const safeUrl = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
   return {
     name: 'postgres',
@@ -29,7 +33,7 @@ export function createPostgresDialect(url: string, poolSize = 10): StoreDialect 
       // An idle connection the server closes (restart, failover, pg_terminate_backend) is dropped
       // by the pool and the next query connects afresh; without a listener its 'error' event
       // would be an uncaught exception that ends the process.
-      pool.on('error', () => {});
+      pool.on('error', (error) => onConnectionLost(error));
       return new PostgresDialect({ pool });
     },
     classifyError: classifyPostgresError,
