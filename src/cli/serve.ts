@@ -24,7 +24,8 @@ export function createLogger(config: Pick<Config, 'log_level'>): Logger {
 export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
   const store = await openStore(config.database, {
     poolSize: config.database_pool_size,
-    onConnectionLost: (error) => logger.warn({ err: error.message }, 'database dropped an idle connection; reconnecting'),
+    onConnectionLost: (error) =>
+      logger.warn({ err: error.message }, 'database dropped an idle connection; reconnecting'),
   });
   const authorizer = createPolicyAuthorizer();
   const services = createServices({ store, config, authz: authorizer, logger });

@@ -24,8 +24,19 @@ export interface ResourceContext {
   readonly original?: View;
 }
 
+/** What a driver that can bind a port on its host answers (ML2's `set_binding`). */
+export interface PortBinding {
+  readonly vifType: string;
+  readonly vifDetails: Readonly<Record<string, unknown>>;
+}
+
 export interface MechanismDriver {
   readonly name: string;
+  /**
+   * Binds a port to `binding:host_id` when this driver serves that host (inside the transaction;
+   * no I/O). Undefined means "not mine"; when no driver binds, the port is `binding_failed`.
+   */
+  bindPort?(port: View): PortBinding | undefined;
   /** Inside the transaction; no I/O; throwing rolls back. */
   precommit?(context: ResourceContext): void;
   /** After commit; may block; must not throw for anything a repair pass can fix. */
@@ -38,6 +49,19 @@ export class DriverManager {
 
   precommit(context: ResourceContext): void {
     for (const driver of this.drivers) driver.precommit?.(context);
+  }
+
+  /**
+   * The binding of a port after a create or update: `unbound` without a host, the first driver's
+   * binding with one, `binding_failed` when no driver takes the host (as ML2 reports it).
+   */
+  bindPort(port: View): PortBinding {
+    if (!port['binding:host_id']) return { vifType: 'unbound', vifDetails: {} };
+    for (const driver of this.drivers) {
+      const binding = driver.bindPort?.(port);
+      if (binding) return binding;
+    }
+    return { vifType: 'binding_failed', vifDetails: {} };
   }
 
   /** Never throws: a driver's failure after commit is its own to repair. */

@@ -84,9 +84,12 @@ function tagCondition(table: ListTable, filter: string, tags: readonly string[])
   }
 }
 
-/** Splits comma lists of the tag filters: `tags=a,b&tags=c` means a, b and c. */
+/**
+ * Splits comma lists of the tag filters: `tags=a,b&tags=c` means a, b and c. Empty pieces stay:
+ * as in Neutron, `tags=a,,b` (and an empty `tags=`) asks for the tag "".
+ */
 export function tagValues(values: readonly unknown[]): string[] {
-  return values.flatMap((v) => String(v).split(',')).filter((t) => t !== '');
+  return values.flatMap((v) => String(v).split(','));
 }
 
 /** The WHERE conditions for a query's filters. Unknown attributes were refused by the API already. */
@@ -95,8 +98,7 @@ export function filterConditions(table: ListTable, query: ListQuery, env: Filter
   const conditions: Condition[] = [];
   for (const [attr, values] of Object.entries(query.filters)) {
     if (attr === 'tags' || attr === 'tags-any' || attr === 'not-tags' || attr === 'not-tags-any') {
-      const tags = tagValues(values);
-      if (tags.length && table.tagType) conditions.push(tagCondition(table, attr, tags));
+      if (table.tagType) conditions.push(tagCondition(table, attr, tagValues(values)));
       continue;
     }
     const custom = table.customFilters?.[attr];

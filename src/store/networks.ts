@@ -149,7 +149,10 @@ export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAcces
 }
 
 /** `getNetworkAccess` for many views' networks, each looked up once (lists of subnets and ports). */
-export async function networkAccessByView(db: Db, views: readonly { network_id?: unknown }[]): Promise<Map<string, NetworkAccess>> {
+export async function networkAccessByView(
+  db: Db,
+  views: readonly { network_id?: unknown }[],
+): Promise<Map<string, NetworkAccess>> {
   const result = new Map<string, NetworkAccess>();
   for (const id of new Set(views.map((v) => v.network_id as string))) {
     const access = await getNetworkAccess(db, id);

@@ -98,9 +98,27 @@ function byText<T>(...keys: ((item: T) => string | number)[]) {
  * the record's own (freshly built) arrays in place: lists of thousands of ports go through here.
  */
 export function orderPortChildren(record: PortRecord): PortRecord {
-  if (record.fixedIps.length > 1) record.fixedIps.sort(byText((f) => f.ip_address, (f) => f.subnet_id));
-  if (record.addressPairs.length > 1) record.addressPairs.sort(byText((p) => p.mac_address, (p) => p.ip_address));
-  if (record.extraDhcpOpts.length > 1) record.extraDhcpOpts.sort(byText((o) => o.opt_name, (o) => o.ip_version));
+  if (record.fixedIps.length > 1)
+    record.fixedIps.sort(
+      byText(
+        (f) => f.ip_address,
+        (f) => f.subnet_id,
+      ),
+    );
+  if (record.addressPairs.length > 1)
+    record.addressPairs.sort(
+      byText(
+        (p) => p.mac_address,
+        (p) => p.ip_address,
+      ),
+    );
+  if (record.extraDhcpOpts.length > 1)
+    record.extraDhcpOpts.sort(
+      byText(
+        (o) => o.opt_name,
+        (o) => o.ip_version,
+      ),
+    );
   if (record.securityGroups.length > 1) record.securityGroups.sort();
   if (record.tags.length > 1) record.tags.sort();
   return record;

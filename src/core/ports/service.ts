@@ -53,7 +53,8 @@ import { generateUniqueMac, randomMac } from './mac.js';
 import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
 import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
-const UNBOUND = 'unbound';
+/** Binding states in which a port's MAC may still change (nothing uses it yet). */
+const UNBOUND_STATES = ['unbound', 'binding_failed'];
 
 /** Most ports have empty binding dicts; skipping JSON.parse for them matters in long lists. */
 function parseJsonObject(text: string): unknown {
@@ -151,7 +152,9 @@ export class PortService implements ResourceService {
     const views = records.map((r) => this.view(r));
     if (ctx.isAdmin || ctx.isService) return views;
     const networks = await networkAccessByView(this.deps.store.db, views);
-    return views.filter((v) => this.deps.authz.canRead(ctx, 'port', this.target(v, networks.get(v.network_id as string), ctx)));
+    return views.filter((v) =>
+      this.deps.authz.canRead(ctx, 'port', this.target(v, networks.get(v.network_id as string), ctx)),
+    );
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
@@ -229,7 +232,8 @@ export class PortService implements ResourceService {
       binding_host_id: (item['binding:host_id'] as string | null | undefined) ?? '',
       binding_vnic_type: item['binding:vnic_type'] as string,
       binding_profile: JSON.stringify(item['binding:profile'] ?? {}),
-      binding_vif_type: UNBOUND,
+      // Set by the drivers below, once the port is known.
+      binding_vif_type: 'unbound',
       binding_vif_details: '{}',
       description: item.description as string,
       // Neutron's first revision is 1: its binding write bumps the new port once.
@@ -249,11 +253,26 @@ export class PortService implements ResourceService {
       securityGroups: security.securityGroups,
       tags: (item.tags as string[] | undefined) ?? [],
     });
+    const binding = deps.drivers.bindPort(this.view(record));
+    row.binding_vif_type = binding.vifType;
+    row.binding_vif_details = JSON.stringify(binding.vifDetails);
     await insertRow(tx, 'ports', row);
     await insertPortChildren(tx, record);
     const view = this.view(record);
     deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
     return view;
+  }
+
+  /** Binds again after a change of host, VNIC type or profile; returns the port as it now is. */
+  private async rebind(tx: Tx, id: string): Promise<View> {
+    const before = this.view((await getPortRecord(tx, id))!);
+    const binding = this.deps.drivers.bindPort(before);
+    if (binding.vifType === before['binding:vif_type']) return before;
+    await updateRow(tx, 'ports', id, {
+      binding_vif_type: binding.vifType,
+      binding_vif_details: JSON.stringify(binding.vifDetails),
+    });
+    return this.view((await getPortRecord(tx, id))!);
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
@@ -305,7 +324,8 @@ export class PortService implements ResourceService {
         );
       }
       await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
-      const current = this.view((await getPortRecord(tx, id))!);
+      const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
+      const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
       const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
@@ -321,7 +341,7 @@ export class PortService implements ResourceService {
         macInUse(tx, row.network_id, m),
       ));
     if (wanted === row.mac_address) return wanted;
-    if (row.binding_vif_type !== UNBOUND && row.binding_vif_type !== 'binding_failed') {
+    if (!UNBOUND_STATES.includes(row.binding_vif_type)) {
       throw PortBound({ port_id: row.id, vif_type: row.binding_vif_type, old_mac: row.mac_address, new_mac: wanted });
     }
     if (await macInUse(tx, row.network_id, wanted)) throw MacAddressInUse({ net_id: row.network_id, mac: wanted });

@@ -149,11 +149,15 @@ export class SubnetService implements ResourceService {
     const env = { store: this.deps.store, projectId: ctx.projectId };
     const page = await listRows<SubnetTable>(env, SUBNETS_TABLE, query, scope);
     // Neutron's subnet pager ignores a marker it cannot find (networks and ports answer 404).
-    const { rows } = page.markerFound ? page : await listRows<SubnetTable>(env, SUBNETS_TABLE, { ...query, marker: undefined }, scope);
+    const { rows } = page.markerFound
+      ? page
+      : await listRows<SubnetTable>(env, SUBNETS_TABLE, { ...query, marker: undefined }, scope);
     const views = (await this.records(this.deps.store.db, rows)).map((r) => this.view(r));
     if (ctx.isAdmin) return views;
     const networks = await networkAccessByView(this.deps.store.db, views);
-    return views.filter((v) => this.deps.authz.canRead(ctx, 'subnet', this.target(v, networks.get(v.network_id as string), ctx)));
+    return views.filter((v) =>
+      this.deps.authz.canRead(ctx, 'subnet', this.target(v, networks.get(v.network_id as string), ctx)),
+    );
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
