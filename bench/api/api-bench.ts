@@ -63,6 +63,8 @@ export interface TargetResult {
   exitCode: number | null;
   /** Why the run is missing or incomplete. */
   failure?: string;
+  /** A small unmeasured copy of the workload ran first (octonet only). */
+  warmedUp?: boolean;
   /** CPU-seconds per process group; `server` names the API server's group. */
   cpu?: { groups: Record<string, number>; server: string };
   /**

@@ -55,7 +55,14 @@ async function main(): Promise<number> {
   const resultsDir = resolve(repoRoot, options.resultsDir);
   const logsDir = join(resultsDir, `${stamp}.logs`);
   mkdirSync(logsDir, { recursive: true });
-  const ctx: RunContext = { repoRoot, apiBench, workload: options.workload, logsDir, verbose: options.verbose };
+  const ctx: RunContext = {
+    repoRoot,
+    apiBench,
+    workload: options.workload,
+    logsDir,
+    verbose: options.verbose,
+    warmup: options.warmup,
+  };
 
   const octonets: TargetResult[] = [];
   for (const backend of options.backends) {

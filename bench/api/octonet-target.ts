@@ -23,7 +23,12 @@ export interface RunContext {
   /** Where server logs and api-bench.py's output go. */
   logsDir: string;
   verbose: boolean;
+  /** Run a small unmeasured copy of the workload first (see --no-warmup). */
+  warmup: boolean;
 }
+
+/** The warm-up workload: every phase once or a few times, in a project of its own. */
+const WARMUP_ARGS = ['--ports', '20', '--concurrency', '4', '--fips', '0', '--list-reps', '2', '--show-reps', '20'];
 
 const LABELS: Record<Backend, string> = { sqlite: 'octonet SQLite', postgres: 'octonet PostgreSQL' };
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -109,6 +114,16 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
     await waitForApi(baseUrl, server, serverLog);
     groups.unshift({ name: 'octonet', root: server.pid! });
 
+    if (ctx.warmup) {
+      process.stderr.write(`bench: ${result.label}: warm-up (not measured)\n`);
+      await runLogged(
+        '/usr/bin/python3',
+        [ctx.apiBench, '--url', baseUrl, '--project-id', 'bench-warmup', '--admin', ...WARMUP_ARGS],
+        join(ctx.logsDir, `${name}.warmup.txt`),
+        ctx.verbose,
+      );
+      result.warmedUp = true;
+    }
     process.stderr.write(`bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]})\n`);
     const jsonFile = join(dir, 'api-bench.json');
     const meter = new ProcessMeter(groups);

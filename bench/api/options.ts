@@ -26,6 +26,8 @@ export interface BenchOptions {
   resultsDir: string;
   /** Echo api-bench.py's own output while it runs. */
   verbose: boolean;
+  /** Run a small copy of the workload on each fresh octonet before measuring (not counted). */
+  warmup: boolean;
 }
 
 export const HELP = `usage: npm run bench:api -- [options]
@@ -46,6 +48,9 @@ targets:
                          bench-anchor.sh JSON or a bench/api/results/*.json file. Default when the
                          anchor cannot run or --skip-neutron is given:
                          ../shared/anchors/neutron-zed/bench-results/run1.json
+  --no-warmup            measure octonet cold: by default each freshly started octonet first runs a
+                         small copy of the workload (20 ports), unmeasured, so the single-request
+                         phases do not time V8 compiling code on first use
 output:
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
   --verbose              show api-bench.py's own output while it runs
@@ -74,6 +79,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       'neutron-results': { type: 'string' },
       'results-dir': { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      'no-warmup': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -95,6 +101,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     neutronResults: values['neutron-results'],
     resultsDir: values['results-dir'] ?? 'bench/api/results',
     verbose: values.verbose ?? false,
+    warmup: !(values['no-warmup'] ?? false),
   };
 }
 

@@ -175,6 +175,13 @@ function notes(neutron: TargetResult | undefined, octonets: TargetResult[]): str
   ) {
     out.push("Neutron's router and floating-IP phases are left out: octonet ran with --fips 0");
   }
+  const warmed = octonets.filter((o) => o.warmedUp).map((o) => o.label);
+  if (warmed.length) {
+    out.push(
+      `${warmed.join(', ')}: started fresh, then warmed up with an unmeasured 20-port copy of the workload ` +
+        '(--no-warmup measures them cold); Neutron had been serving requests before its run',
+    );
+  }
   for (const o of octonets) {
     if (neutron?.bench && o.bench && !sameWorkload(o.bench, neutron.bench)) {
       out.push(

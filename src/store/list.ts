@@ -70,8 +70,9 @@ function bindValue(store: Store, type: ListColumn['type'], value: unknown): unkn
 
 function tagCondition(table: ListTable, filter: string, tags: readonly string[]): Condition {
   const idColumn = sql.ref(`${table.table}.id`);
+  // (resource_type, tag) is indexed: the lookup starts from the tag.
   const hasTag = (tag: string) =>
-    sql`exists (select 1 from tags t where t.resource_id = ${idColumn} and t.tag = ${tag})`;
+    sql`${idColumn} in (select t.resource_id from tags t where t.resource_type = ${table.tagType} and t.tag = ${tag})`;
   switch (filter) {
     case 'tags':
       return and(tags.map(hasTag));

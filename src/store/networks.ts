@@ -84,8 +84,9 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const segments = new Map<string, NetworkSegmentTable[]>();
   const rbac = new Map<string, NetworkRecord['rbac']>();
   const external = new Set<string>();
+  const tags = new Map<string, string[]>();
   for (const part of chunks(ids)) {
-    const [subnetRows, segmentRows, rbacRows, externalRows] = await Promise.all([
+    const [subnetRows, segmentRows, rbacRows, externalRows, tagsOfPart] = await Promise.all([
       db
         .selectFrom('subnets')
         .select(['id', 'network_id'])
@@ -99,13 +100,14 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
         .where('object_id', 'in', part)
         .execute(),
       db.selectFrom('external_networks').select('network_id').where('network_id', 'in', part).execute(),
+      loadTags(db, part),
     ]);
+    for (const [id, list] of tagsOfPart) tags.set(id, list);
     for (const s of subnetRows) push(subnets, s.network_id, s.id);
     for (const s of segmentRows) push(segments, s.network_id, s);
     for (const r of rbacRows) push(rbac, r.object_id, { target_project: r.target_project, action: r.action });
     for (const e of externalRows) external.add(e.network_id);
   }
-  const tags = await loadTags(db, ids);
   return rows.map((row) => ({
     row,
     subnetIds: subnets.get(row.id) ?? [],

@@ -43,11 +43,13 @@ export async function countUsage(db: Db, projectId: string, resource: string): P
   return Number(result.rows[0]?.n ?? 0);
 }
 
-export async function upsertQuota(db: Db, projectId: string, resource: string, limit: number): Promise<void> {
+/** Sets several limits of a project in one statement. */
+export async function upsertQuotas(db: Db, projectId: string, limits: readonly (readonly [string, number])[]): Promise<void> {
+  if (limits.length === 0) return;
   await db
     .insertInto('quotas')
-    .values({ project_id: projectId, resource, limit })
-    .onConflict((oc) => oc.columns(['project_id', 'resource']).doUpdateSet({ limit }))
+    .values(limits.map(([resource, limit]) => ({ project_id: projectId, resource, limit })))
+    .onConflict((oc) => oc.columns(['project_id', 'resource']).doUpdateSet((eb) => ({ limit: eb.ref('excluded.limit') })))
     .execute();
 }
 

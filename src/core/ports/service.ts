@@ -25,6 +25,8 @@ import {
   addressTaken,
   deletePortAllocations,
   getPortRecord,
+  getPortRow,
+  loadPortRecords,
   insertAllocations,
   insertPortChildren,
   listPortRecords,
@@ -134,8 +136,9 @@ export class PortService implements ResourceService {
     ctx: RequestContext,
     id: string,
   ): Promise<{ record: PortRecord; network: NetworkAccess }> {
-    const record = await getPortRecord(db, id);
-    const network = record ? await getNetworkAccess(db, record.row.network_id) : undefined;
+    const row = await getPortRow(db, id);
+    if (!row) throw this.notFound(id);
+    const [[record], network] = await Promise.all([loadPortRecords(db, [row]), getNetworkAccess(db, row.network_id)]);
     if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
     if (!this.deps.authz.canRead(ctx, 'port', this.target(this.view(record), network, ctx))) throw this.notFound(id);
     return { record, network };

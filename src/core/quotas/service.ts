@@ -16,7 +16,7 @@ import { convertToInt } from '../converters.js';
 import type { CoreDeps } from '../deps.js';
 import { AdminRequired, HTTPBadRequest, QuotaMissingTenant, TenantQuotaNotFound } from '../errors.js';
 import { isPlainObject, validateRange } from '../validators.js';
-import { countUsage, deleteQuotas, loadAllQuotaOverrides, upsertQuota } from '../../store/quotas.js';
+import { countUsage, deleteQuotas, loadAllQuotaOverrides, upsertQuotas } from '../../store/quotas.js';
 import { QUOTA_RESOURCES, UNLIMITED, isQuotaResource, type QuotaResource } from './engine.js';
 
 export type QuotaLimits = Record<QuotaResource, number>;
@@ -115,7 +115,7 @@ export class QuotaSetService {
           );
         }
       }
-      for (const [resource, limit] of Object.entries(limits)) await upsertQuota(tx, projectId, resource, limit);
+      await upsertQuotas(tx, projectId, Object.entries(limits) as [string, number][]);
     });
     return this.effectiveLimits(ctx, projectId);
   }
