@@ -93,10 +93,10 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const logFd = openSync(serverLog, 'a');
+    // Through the `octonet` launcher, so the server runs with the node flags an operator's does.
     const server = spawn(
-      process.execPath,
+      join(ctx.repoRoot, 'octonet'),
       [
-        join(ctx.repoRoot, 'dist/cli/main.js'),
         'serve',
         '--listen',
         `127.0.0.1:${port}`,

@@ -6,9 +6,9 @@
  * default and a line of documentation here and in `docs/config.md`.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 /** `listen` as host and port; IPv6 hosts in brackets (`[::1]:9696`). */
@@ -116,7 +116,9 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   let raw: Record<string, unknown> = {};
   if (file) {
     try {
-      raw = (parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown> | null) ?? {};
+      // The YAML parser is loaded only when there is a file: most deployments pass flags.
+      const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+      raw = (parse(readFileSync(file, 'utf8')) as Record<string, unknown> | null) ?? {};
     } catch (e) {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
     }

@@ -9,8 +9,6 @@ import { dirname } from 'node:path';
 import { Kysely, Migrator, type Migration, type Transaction } from 'kysely';
 import type { DbBool, Schema } from './schema.js';
 import type { DbErrorInfo, StoreDialect } from './dialect.js';
-import { createSqliteDialect } from './sqlite/dialect.js';
-import { createPostgresDialect } from './postgres/dialect.js';
 import * as m0001 from './migrations/0001-initial.js';
 
 export type Tx = Transaction<Schema>;
@@ -53,14 +51,20 @@ export interface StoreOptions {
   onConnectionLost?: (error: Error) => void;
 }
 
-export function dialectForUrl(url: string, options: StoreOptions = {}): StoreDialect {
+/**
+ * The dialect for a database URL. Each dialect's driver is loaded only when used: a SQLite
+ * deployment never loads `pg`, a PostgreSQL one never loads the SQLite addon.
+ */
+export async function dialectForUrl(url: string, options: StoreOptions = {}): Promise<StoreDialect> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!path) throw new UnsupportedDatabaseUrl('sqlite: URL needs a path, e.g. sqlite:/var/lib/octonet/octonet.db');
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const { createSqliteDialect } = await import('./sqlite/dialect.js');
     return createSqliteDialect(path);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { createPostgresDialect } = await import('./postgres/dialect.js');
     return createPostgresDialect(url, options.poolSize, options.onConnectionLost);
   }
   throw new UnsupportedDatabaseUrl(
@@ -69,7 +73,7 @@ export function dialectForUrl(url: string, options: StoreOptions = {}): StoreDia
 }
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
-  const dialect = dialectForUrl(url, options);
+  const dialect = await dialectForUrl(url, options);
   const db = new Kysely<Schema>({ dialect: dialect.createKyselyDialect() });
   if (options.migrate !== false) await migrate(db);
   const booleansAsIntegers = dialect.capabilities.booleansAsIntegers;

@@ -7,7 +7,7 @@ import type { Db, Tx } from './database.js';
 import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { AllowedAddressPairTable, ExtraDhcpOptTable, IpAllocationTable, PortTable } from './schema.js';
-import { addTags, loadTags } from './tags.js';
+import { addTags } from './tags.js';
 
 export interface PortRecord {
   readonly row: PortTable;
@@ -120,50 +120,63 @@ export function orderPortChildren(record: PortRecord): PortRecord {
   return record;
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** One row of the combined children query: which child it is, its port, and up to three values. */
+interface ChildRow {
+  kind: 'ip' | 'pair' | 'opt' | 'group' | 'tag';
+  port_id: string;
+  a: string;
+  b: string | null;
+  c: string | null;
+}
+
+/**
+ * All children of some ports in one statement (UNION ALL over the five child tables): one round
+ * trip instead of five, which is most of the cost of a port show on PostgreSQL.
+ */
+async function loadChildRows(db: Db, ids: readonly string[]): Promise<ChildRow[]> {
+  const list = sql.join(ids.map((id) => sql`${id}`));
+  const result = await sql<ChildRow>`
+    select 'ip' as kind, port_id, subnet_id as a, ip_address as b, null as c from ip_allocations where port_id in (${list})
+    union all
+    select 'pair', port_id, mac_address, ip_address, null from allowed_address_pairs where port_id in (${list})
+    union all
+    select 'opt', port_id, opt_name, opt_value, cast(ip_version as varchar(1)) from extra_dhcp_opts where port_id in (${list})
+    union all
+    select 'group', port_id, security_group_id, null, null from port_security_groups where port_id in (${list})
+    union all
+    select 'tag', resource_id, tag, null, null from tags where resource_id in (${list})`.execute(db);
+  return result.rows;
 }
 
 export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRecord[]> {
-  const ids = rows.map((r) => r.id);
-  const fixedIps = new Map<string, PortRecord['fixedIps']>();
-  const pairs = new Map<string, PortRecord['addressPairs']>();
-  const opts = new Map<string, PortRecord['extraDhcpOpts']>();
-  const groups = new Map<string, string[]>();
-  const tags = new Map<string, string[]>();
-  // The child tables are read in parallel: on PostgreSQL outside a transaction each query gets its
-  // own pooled connection, so a show costs two round trips rather than six.
-  for (const part of chunks(ids)) {
-    const [ipRows, pairRows, optRows, groupRows, tagsOfPart] = await Promise.all([
-      db
-        .selectFrom('ip_allocations')
-        .select(['port_id', 'subnet_id', 'ip_address'])
-        .where('port_id', 'in', part)
-        .execute(),
-      db.selectFrom('allowed_address_pairs').selectAll().where('port_id', 'in', part).execute(),
-      db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', part).execute(),
-      db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', part).execute(),
-      loadTags(db, part),
-    ]);
-    for (const [id, list] of tagsOfPart) tags.set(id, list);
-    for (const r of ipRows) push(fixedIps, r.port_id, { subnet_id: r.subnet_id, ip_address: r.ip_address });
-    for (const r of pairRows) push(pairs, r.port_id, { mac_address: r.mac_address, ip_address: r.ip_address });
-    for (const r of optRows)
-      push(opts, r.port_id, { opt_name: r.opt_name, opt_value: r.opt_value, ip_version: r.ip_version });
-    for (const r of groupRows) push(groups, r.port_id, r.security_group_id);
+  const records = new Map<string, PortRecord>();
+  for (const row of rows) {
+    records.set(row.id, { row, fixedIps: [], addressPairs: [], extraDhcpOpts: [], securityGroups: [], tags: [] });
   }
-  return rows.map((row) =>
-    orderPortChildren({
-      row,
-      fixedIps: fixedIps.get(row.id) ?? [],
-      addressPairs: pairs.get(row.id) ?? [],
-      extraDhcpOpts: opts.get(row.id) ?? [],
-      securityGroups: groups.get(row.id) ?? [],
-      tags: tags.get(row.id) ?? [],
-    }),
-  );
+  // Each id appears five times in the statement: chunks stay under the bound-parameter limits.
+  for (const part of chunks([...records.keys()], 400)) {
+    for (const child of await loadChildRows(db, part)) {
+      const record = records.get(child.port_id)!;
+      switch (child.kind) {
+        case 'ip':
+          record.fixedIps.push({ subnet_id: child.a, ip_address: child.b! });
+          break;
+        case 'pair':
+          record.addressPairs.push({ mac_address: child.a, ip_address: child.b! });
+          break;
+        case 'opt':
+          record.extraDhcpOpts.push({ opt_name: child.a, opt_value: child.b!, ip_version: Number(child.c) });
+          break;
+        case 'group':
+          record.securityGroups.push(child.a);
+          break;
+        case 'tag':
+          record.tags.push(child.a);
+          break;
+      }
+    }
+  }
+  return [...records.values()].map(orderPortChildren);
 }
 
 export async function listPortRecords(

@@ -14,9 +14,36 @@ import { classifySqliteError } from './errors.js';
 const STATEMENT_CACHE_SIZE = 512;
 
 /**
+ * Makes a reading statement build its row objects in JavaScript from raw arrays, through one
+ * object literal per column list: V8 then gives every row the same shape, which is about twice as
+ * fast as better-sqlite3 adding the properties one by one (a 1,000-port list reads 25 columns a row).
+ */
+function withFastRows(statement: Database.Statement): Database.Statement {
+  const columns = statement.columns().map((c) => c.name);
+  const makeRow = new Function('r', `return {${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`) as (
+    raw: unknown[],
+  ) => Record<string, unknown>;
+  const raw = statement.raw(true);
+  const rawAll = raw.all.bind(raw);
+  const rawGet = raw.get.bind(raw);
+  const rawIterate = raw.iterate.bind(raw);
+  // Every way of reading must hand out objects again now that the statement is raw.
+  return Object.assign(statement, {
+    all: (...params: unknown[]) => (rawAll(...params) as unknown[][]).map(makeRow),
+    get: (...params: unknown[]) => {
+      const row = rawGet(...params) as unknown[] | undefined;
+      return row && makeRow(row);
+    },
+    *iterate(...params: unknown[]) {
+      for (const row of rawIterate(...params) as Iterable<unknown[]>) yield makeRow(row);
+    },
+  });
+}
+
+/**
  * Makes `prepare` return a cached statement for SQL it has seen. Safe because better-sqlite3 is
  * synchronous and Kysely runs one statement to completion before the next (it never iterates two
- * results of one statement at once).
+ * results of one statement at once). Kysely reads only with `all()`, which `withFastRows` keeps.
  */
 function withStatementCache(db: Database.Database): Database.Database {
   const cache = new Map<string, Database.Statement>();
@@ -27,6 +54,7 @@ function withStatementCache(db: Database.Database): Database.Database {
       cache.delete(sql); // re-insert: the Map's order is the eviction order
     } else {
       statement = prepare(sql);
+      if (statement.reader) statement = withFastRows(statement);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(sql, statement);
