@@ -3,6 +3,7 @@
  * topology created through the API itself, and the `openstack` commands to try against it. The
  * temporary directory is removed on exit.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,21 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text ? (JSON.parse(text) as Record<string, any>) : {};
+}
+
+/**
+ * Runs the real `openstack` CLI against the demo and returns what it printed (or why it could not).
+ * Asynchronously: the server answering it runs in this very process.
+ */
+function openstack(url: string, args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, OS_AUTH_TYPE: 'none', OS_ENDPOINT: url };
+    execFile('openstack', args, { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+      if (missing) resolve('  (the openstack CLI is not installed: apt-get install python3-openstackclient)\n');
+      else resolve((stdout || stderr).replace(/^(?=.)/gm, '  '));
+    });
+  });
 }
 
 export async function runDemo(listen: string): Promise<{ stop: () => Promise<void> }> {
@@ -42,6 +58,7 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
     })
   ).subnet;
   const port = (await call(url, 'POST', '/v2.0/ports', { port: { name: 'demo-port', network_id: net.id } })).port;
+  const portList = await openstack(url, ['port', 'list', '--network', 'demo-net']);
 
   const out = process.stdout;
   out.write(`
@@ -50,7 +67,11 @@ octonet is serving the OpenStack Networking API at ${url} (SQLite in ${dir}).
 Created through the API: network ${net.name} (${net.id}, geneve VNI ${net['provider:segmentation_id']}, MTU ${net.mtu}),
 subnet ${subnet.name} ${subnet.cidr}, port ${port.name} with ${port.fixed_ips.map((f: { ip_address: string }) => f.ip_address).join(', ')} and MAC ${port.mac_address}.
 
-Try the real openstack CLI against it (no Keystone in noauth mode: you are admin of project ${config.noauth_default_project_id}):
+The real openstack CLI, talking to it (no Keystone in noauth mode: you are admin of project ${config.noauth_default_project_id}):
+
+  $ openstack port list --network demo-net
+${portList}
+Try more:
 
   export OS_AUTH_TYPE=none OS_ENDPOINT=${url}
   openstack network list --long
