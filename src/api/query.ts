@@ -77,8 +77,13 @@ export function parseSorts(spec: ResourceSpec, query: RawQuery): SortKey[] {
   return keys.map((key, i) => ({ key, ascending: dirs[i] === 'asc' }));
 }
 
+/** A single-valued parameter: when repeated, the last one counts (webob's `params.get`). */
+function lastValue(query: RawQuery, key: string): string | undefined {
+  return valuesOf(query, key).at(-1);
+}
+
 function parseLimit(query: RawQuery, maxLimit: number): number | undefined {
-  const raw = valuesOf(query, 'limit')[0];
+  const raw = lastValue(query, 'limit');
   if (raw === undefined) return maxLimit > 0 ? maxLimit : undefined;
   if (!/^\s*\+?\d+\s*$/.test(raw)) {
     throw BadRequest({ resource: 'limit', msg: `Limit must be an integer 0 or greater and not '${raw}'` });
@@ -100,8 +105,8 @@ export function parseListQuery(
   const filters = parseFilters(spec, query, options.extraFilters);
   const sorts = parseSorts(spec, query);
   const limit = parseLimit(query, options.maxLimit);
-  const marker = valuesOf(query, 'marker')[0] || undefined;
-  return { filters, sorts, limit, marker, pageReverse: isTrue(valuesOf(query, 'page_reverse')[0]) };
+  const marker = lastValue(query, 'marker') || undefined;
+  return { filters, sorts, limit, marker, pageReverse: isTrue(lastValue(query, 'page_reverse')) };
 }
 
 /**
