@@ -140,14 +140,26 @@ export function isExternal(record: NetworkAccess): boolean {
 
 /** The network row and its RBAC entries only: the cheap lookup subnets and ports need. */
 export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAccess | undefined> {
-  const row = await db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) return undefined;
-  const rbac = await db
-    .selectFrom('network_rbacs')
-    .select(['target_project', 'action'])
-    .where('object_id', '=', id)
-    .execute();
-  return { row, rbac };
+  // Side by side: on PostgreSQL each runs on its own pooled connection, one round trip in all.
+  const [row, rbac] = await Promise.all([
+    db.selectFrom('networks').selectAll().where('id', '=', id).executeTakeFirst(),
+    db.selectFrom('network_rbacs').select(['target_project', 'action']).where('object_id', '=', id).execute(),
+  ]);
+  return row ? { row, rbac } : undefined;
+}
+
+/** `getNetworkAccess` by one of the network's ports, so it need not wait for the port row. */
+export async function getNetworkAccessOfPort(db: Db, portId: string): Promise<NetworkAccess | undefined> {
+  const networkOfPort = db.selectFrom('ports').select('network_id').where('id', '=', portId);
+  const [row, rbac] = await Promise.all([
+    db.selectFrom('networks').selectAll().where('id', '=', networkOfPort).executeTakeFirst(),
+    db
+      .selectFrom('network_rbacs')
+      .select(['target_project', 'action'])
+      .where('object_id', '=', networkOfPort)
+      .execute(),
+  ]);
+  return row ? { row, rbac } : undefined;
 }
 
 /** `getNetworkAccess` for many views' networks, each looked up once (lists of subnets and ports). */

@@ -184,32 +184,37 @@ async function loadChildRowsApart(db: Db, ids: readonly string[]): Promise<Child
 const CHILDREN_TOGETHER_MAX = 50;
 
 export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const load = ids.length <= CHILDREN_TOGETHER_MAX ? loadChildRowsTogether : loadChildRowsApart;
+  const children: ChildRow[] = [];
+  for (const part of chunks(ids)) children.push(...(await load(db, part)));
+  return assemblePortRecords(rows, children);
+}
+
+function assemblePortRecords(rows: readonly PortTable[], children: readonly ChildRow[]): PortRecord[] {
   const records = new Map<string, PortRecord>();
   for (const row of rows) {
     records.set(row.id, { row, fixedIps: [], addressPairs: [], extraDhcpOpts: [], securityGroups: [], tags: [] });
   }
-  const ids = [...records.keys()];
-  const load = ids.length <= CHILDREN_TOGETHER_MAX ? loadChildRowsTogether : loadChildRowsApart;
-  for (const part of chunks(ids)) {
-    for (const child of await load(db, part)) {
-      const record = records.get(child.port_id)!;
-      switch (child.kind) {
-        case 'ip':
-          record.fixedIps.push({ subnet_id: child.a, ip_address: child.b! });
-          break;
-        case 'pair':
-          record.addressPairs.push({ mac_address: child.a, ip_address: child.b! });
-          break;
-        case 'opt':
-          record.extraDhcpOpts.push({ opt_name: child.a, opt_value: child.b!, ip_version: Number(child.c) });
-          break;
-        case 'group':
-          record.securityGroups.push(child.a);
-          break;
-        case 'tag':
-          record.tags.push(child.a);
-          break;
-      }
+  for (const child of children) {
+    const record = records.get(child.port_id);
+    if (!record) continue;
+    switch (child.kind) {
+      case 'ip':
+        record.fixedIps.push({ subnet_id: child.a, ip_address: child.b! });
+        break;
+      case 'pair':
+        record.addressPairs.push({ mac_address: child.a, ip_address: child.b! });
+        break;
+      case 'opt':
+        record.extraDhcpOpts.push({ opt_name: child.a, opt_value: child.b!, ip_version: Number(child.c) });
+        break;
+      case 'group':
+        record.securityGroups.push(child.a);
+        break;
+      case 'tag':
+        record.tags.push(child.a);
+        break;
     }
   }
   return [...records.values()].map(orderPortChildren);
@@ -228,9 +233,10 @@ export async function getPortRow(db: Db, id: string): Promise<PortTable | undefi
   return db.selectFrom('ports').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The port and its children, read side by side (one round trip on PostgreSQL's pool). */
 export async function getPortRecord(db: Db, id: string): Promise<PortRecord | undefined> {
-  const row = await db.selectFrom('ports').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? (await loadPortRecords(db, [row]))[0] : undefined;
+  const [row, children] = await Promise.all([getPortRow(db, id), loadChildRowsTogether(db, [id])]);
+  return row ? assemblePortRecords([row], children)[0] : undefined;
 }
 
 export async function lockPortRow(tx: Tx, id: string, rowLocks: boolean): Promise<PortTable | undefined> {

@@ -20,13 +20,11 @@ import { timestamp } from '../standard-attributes.js';
 import type { NetworkService } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE } from '../../store/list.js';
-import { getNetworkAccess, networkAccessByView, isSharedWith, type NetworkAccess } from '../../store/networks.js';
+import { getNetworkAccessOfPort, networkAccessByView, isSharedWith, type NetworkAccess } from '../../store/networks.js';
 import {
   addressTaken,
   deletePortAllocations,
   getPortRecord,
-  getPortRow,
-  loadPortRecords,
   insertAllocations,
   insertPortChildren,
   listPortRecords,
@@ -136,9 +134,8 @@ export class PortService implements ResourceService {
     ctx: RequestContext,
     id: string,
   ): Promise<{ record: PortRecord; network: NetworkAccess }> {
-    const row = await getPortRow(db, id);
-    if (!row) throw this.notFound(id);
-    const [[record], network] = await Promise.all([loadPortRecords(db, [row]), getNetworkAccess(db, row.network_id)]);
+    // All four lookups side by side: one round trip on PostgreSQL's pool.
+    const [record, network] = await Promise.all([getPortRecord(db, id), getNetworkAccessOfPort(db, id)]);
     if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
     if (!this.deps.authz.canRead(ctx, 'port', this.target(this.view(record), network, ctx))) throw this.notFound(id);
     return { record, network };
