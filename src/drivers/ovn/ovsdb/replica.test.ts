@@ -1,0 +1,177 @@
+/**
+ * The replica on its own, fed the `update2` messages ovsdb-server 3.1 was seen sending: row diffs
+ * (set toggles, map insert/delete/replace, new values for at-most-one columns), snapshot swaps that
+ * report only what changed, and indexes that follow every change.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import type { LogicalSwitchPortRow, NbTables } from './nb-types.js';
+import { Replica } from './replica.js';
+import { parseDatabaseSchema } from './schema.js';
+import { monitoredColumns } from './session.js';
+
+const nb = parseDatabaseSchema(JSON.parse(readFileSync('/usr/share/ovn/ovn-nb.ovsschema', 'utf8')));
+const MONITORED = monitoredColumns(nb, { Logical_Switch_Port: 'all', Logical_Switch: ['name', 'ports'] });
+const P1 = '05c594a7-7f98-4d0a-8c5f-eb33981726d0';
+const P2 = '15c594a7-7f98-4d0a-8c5f-eb33981726d0';
+const SW = '25c594a7-7f98-4d0a-8c5f-eb33981726d0';
+
+function replicaWithPort(): Replica<NbTables> {
+  const replica = new Replica<NbTables>();
+  replica.replace(nb, MONITORED, {
+    Logical_Switch_Port: {
+      [P1]: {
+        initial: {
+          name: 'p1',
+          addresses: ['set', ['a', 'b']],
+          options: [
+            'map',
+            [
+              ['x', '1'],
+              ['y', '2'],
+            ],
+          ],
+          tag_request: 5,
+        },
+      },
+    },
+  });
+  return replica;
+}
+
+describe('Replica', () => {
+  it('applies a modify diff: sets toggle, maps insert/delete/replace, single values are replaced', () => {
+    const replica = replicaWithPort();
+    const before = replica.get('Logical_Switch_Port', P1)!;
+    const changes = replica.applyUpdate2({
+      Logical_Switch_Port: {
+        [P1]: {
+          modify: {
+            addresses: ['set', ['a', 'c']],
+            options: [
+              'map',
+              [
+                ['x', '1'],
+                ['y', '3'],
+                ['z', '9'],
+              ],
+            ],
+            tag_request: ['set', []],
+            up: true,
+            type: 'router',
+          },
+        },
+      },
+    });
+    const after = replica.get('Logical_Switch_Port', P1)!;
+    assert.deepEqual([...after.addresses].sort(), ['b', 'c']);
+    assert.deepEqual(after.options, { y: '3', z: '9' });
+    assert.equal(after.tag_request, null);
+    assert.equal(after.up, true);
+    assert.equal(after.type, 'router');
+    assert.deepEqual(changes, [{ table: 'Logical_Switch_Port', uuid: P1, kind: 'modify', row: after, old: before }]);
+    assert.deepEqual(before.addresses, ['a', 'b'], 'the old row is left as it was');
+  });
+
+  it('inserts rows with defaults and deletes them', () => {
+    const replica = replicaWithPort();
+    const inserted = replica.applyUpdate2({ Logical_Switch_Port: { [P2]: { insert: { name: 'p2' } } } });
+    const p2 = replica.get('Logical_Switch_Port', P2)!;
+    assert.equal(p2.type, '');
+    assert.equal(p2.enabled, null);
+    assert.deepEqual(p2.external_ids, {});
+    assert.deepEqual(inserted, [{ table: 'Logical_Switch_Port', uuid: P2, kind: 'insert', row: p2 }]);
+    const deleted = replica.applyUpdate2({ Logical_Switch_Port: { [P2]: { delete: null } } });
+    assert.deepEqual(deleted, [{ table: 'Logical_Switch_Port', uuid: P2, kind: 'delete', old: p2 }]);
+    assert.equal(replica.table('Logical_Switch_Port').size, 1);
+  });
+
+  it('reports only the differences when a snapshot replaces the content', () => {
+    const replica = replicaWithPort();
+    replica.applyUpdate2({
+      Logical_Switch_Port: { [P2]: { insert: { name: 'p2' } } },
+      Logical_Switch: {
+        [SW]: {
+          insert: {
+            name: 'sw',
+            ports: [
+              'set',
+              [
+                ['uuid', P1],
+                ['uuid', P2],
+              ],
+            ],
+          },
+        },
+      },
+    });
+    const unchangedSwitch = replica.get('Logical_Switch', SW);
+    const p1 = replica.get('Logical_Switch_Port', P1);
+    const changes = replica.replace(nb, MONITORED, {
+      Logical_Switch_Port: {
+        [P1]: {
+          initial: {
+            name: 'p1',
+            addresses: ['set', ['b', 'a']],
+            options: [
+              'map',
+              [
+                ['y', '2'],
+                ['x', '1'],
+              ],
+            ],
+            tag_request: 6,
+          },
+        },
+      },
+      // Set order differs from the replica's: not a change.
+      Logical_Switch: {
+        [SW]: {
+          initial: {
+            name: 'sw',
+            ports: [
+              'set',
+              [
+                ['uuid', P2],
+                ['uuid', P1],
+              ],
+            ],
+          },
+        },
+      },
+    });
+    assert.deepEqual(
+      changes.map(({ table, uuid, kind }) => [table, uuid, kind]),
+      [
+        ['Logical_Switch_Port', P2, 'delete'],
+        ['Logical_Switch_Port', P1, 'modify'],
+      ],
+    );
+    assert.equal(changes[1]!.old, p1);
+    assert.equal(replica.get('Logical_Switch', SW), unchangedSwitch, 'unchanged rows keep their object');
+  });
+
+  it('keeps the indexes it was asked for up to date, including set columns', () => {
+    const replica = replicaWithPort();
+    assert.equal(replica.findOne('Logical_Switch_Port', 'name', 'p1')?._uuid, P1);
+    assert.deepEqual(
+      replica.findBy('Logical_Switch_Port', 'addresses', 'a').map((row) => row._uuid),
+      [P1],
+    );
+    replica.applyUpdate2({
+      Logical_Switch_Port: { [P1]: { modify: { name: 'renamed', addresses: 'a' } }, [P2]: { insert: { name: 'p1' } } },
+    });
+    assert.equal(replica.findOne<LogicalSwitchPortRow>('Logical_Switch_Port', 'name', 'p1')?._uuid, P2);
+    assert.equal(replica.findOne('Logical_Switch_Port', 'name', 'renamed')?._uuid, P1);
+    assert.deepEqual(replica.findBy('Logical_Switch_Port', 'addresses', 'a'), []);
+    assert.deepEqual(
+      replica.findBy('Logical_Switch_Port', 'addresses', 'b').map((row) => row._uuid),
+      [P1],
+    );
+    replica.applyUpdate2({ Logical_Switch_Port: { [P2]: { delete: null } } });
+    assert.equal(replica.findOne('Logical_Switch_Port', 'name', 'p1'), undefined);
+    assert.throws(() => replica.findBy('Logical_Switch_Port', 'options', 'x'), /is a map/);
+    assert.throws(() => replica.findBy('Logical_Switch', 'external_ids', 'x'), /not monitored/);
+  });
+});
