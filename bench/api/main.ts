@@ -62,6 +62,7 @@ async function main(): Promise<number> {
     logsDir,
     verbose: options.verbose,
     warmup: options.warmup,
+    ovn: options.ovn,
   };
 
   const octonets: TargetResult[] = [];

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
 import { freePort, startPostgresCluster } from '../../test/fixtures/postgres.js';
 import { logTail, readApiBenchJson, runLogged, type TargetResult } from './api-bench.js';
 import { workloadArgs, type Backend, type Workload } from './options.js';
@@ -25,12 +26,27 @@ export interface RunContext {
   verbose: boolean;
   /** Run a small unmeasured copy of the workload first (see --no-warmup). */
   warmup: boolean;
+  /** Run octonet with the OVN driver against an OVN central of its own (see --ovn). */
+  ovn: boolean;
 }
 
 /** The warm-up workload: every phase once or a few times, in a project of its own. */
 const WARMUP_ARGS = ['--ports', '20', '--concurrency', '4', '--fips', '0', '--list-reps', '2', '--show-reps', '20'];
 
 const LABELS: Record<Backend, string> = { sqlite: 'octonet SQLite', postgres: 'octonet PostgreSQL' };
+
+/** An OVN central of the target's own; its daemons are metered as the anchor's are. */
+function startCentral(groups: ProcessGroup[], undoSteps: Array<() => Promise<void>>): string[] {
+  const central = startOvnCentral();
+  undoSteps.unshift(deferUndo(async () => central.stop()));
+  const pid = (name: string) => Number(readFileSync(join(central.dir, `${name}.pid`), 'utf8').trim());
+  groups.push(
+    { name: 'ovsdb-nb', root: pid('nb') },
+    { name: 'ovsdb-sb', root: pid('sb') },
+    { name: 'ovn-northd', root: pid('northd') },
+  );
+  return ['--ovn-nb', central.nb, '--ovn-sb', central.sb];
+}
 const STARTUP_TIMEOUT_MS = 30_000;
 
 /** A new database in the cluster, and the pid of the cluster's postmaster (for CPU accounting). */
@@ -74,7 +90,8 @@ async function stopServer(server: ChildProcess): Promise<void> {
 
 export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<TargetResult> {
   const name = `octonet-${backend}`;
-  const result: TargetResult = { name, label: LABELS[backend], source: 'measured', bench: null, exitCode: null };
+  const label = LABELS[backend] + (ctx.ovn ? ' + OVN' : '');
+  const result: TargetResult = { name, label, source: 'measured', bench: null, exitCode: null };
   const dir = mkdtempSync(join(tmpdir(), 'octonet-bench-'));
   const undoDir = deferUndo(() => rmSync(dir, { recursive: true, force: true }));
   const undoSteps: Array<() => Promise<void>> = [];
@@ -90,6 +107,7 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
       database = created.url;
       groups.push({ name: 'postgresql', root: created.postmasterPid });
     }
+    const ovnArgs = ctx.ovn ? startCentral(groups, undoSteps) : [];
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const logFd = openSync(serverLog, 'a');
@@ -106,6 +124,7 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
         dir,
         '--log-level',
         'warn',
+        ...ovnArgs,
       ],
       { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true },
     );
@@ -124,7 +143,9 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
       );
       result.warmedUp = true;
     }
-    process.stderr.write(`bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]})\n`);
+    process.stderr.write(
+      `bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]}${ctx.ovn ? ', OVN driver on' : ''})\n`,
+    );
     const jsonFile = join(dir, 'api-bench.json');
     const meter = new ProcessMeter(groups);
     meter.start();

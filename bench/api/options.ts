@@ -28,6 +28,8 @@ export interface BenchOptions {
   verbose: boolean;
   /** Run a small copy of the workload on each fresh octonet before measuring (not counted). */
   warmup: boolean;
+  /** Run each octonet with the OVN driver on against its own OVN central (NB, SB, northd), as Neutron runs with ML2/OVN. */
+  ovn: boolean;
 }
 
 export const HELP = `usage: npm run bench:api -- [options]
@@ -51,6 +53,8 @@ targets:
   --no-warmup            measure octonet cold: by default each freshly started octonet first runs a
                          small copy of the workload (20 ports), unmeasured, so the single-request
                          phases do not time V8 compiling code on first use
+  --ovn                  run octonet with its OVN driver writing a real OVN central (NB, SB, northd
+                         of its own), as the Neutron anchor runs ML2/OVN; their CPU and memory count
 output:
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
   --verbose              show api-bench.py's own output while it runs
@@ -80,6 +84,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       'results-dir': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       'no-warmup': { type: 'boolean', default: false },
+      ovn: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -102,6 +107,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     resultsDir: values['results-dir'] ?? 'bench/api/results',
     verbose: values.verbose ?? false,
     warmup: !(values['no-warmup'] ?? false),
+    ovn: values.ovn ?? false,
   };
 }
 

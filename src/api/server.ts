@@ -13,6 +13,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { Histogram, type Registry } from 'prom-client';
 import type { Config } from '../config/config.js';
 import type { RequestContext } from '../core/context.js';
 import { HTTPBadRequest, HTTPNotFound, httpError } from '../core/errors.js';
@@ -24,6 +25,7 @@ import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
 import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
+import { registerAgentRoutes } from './agent-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 
@@ -39,7 +41,12 @@ export interface ApiDeps {
   readonly services: Services;
   readonly authorizer: PolicyAuthorizer;
   readonly logger: Logger;
+  /** What `GET /metrics` exposes (Prometheus text format). */
+  readonly metrics: Registry;
 }
+
+/** Prometheus metrics (text format); outside the Neutron API's JSON conventions. */
+const METRICS_PATH = '/metrics';
 
 /** Methods a route answers 405 to when it does not serve them. */
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -130,7 +137,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-openstack-request-id', request.id);
-    if (!acceptsJson(request.headers.accept)) {
+    if (request.url !== METRICS_PATH && !acceptsJson(request.headers.accept)) {
       throw httpError(
         'HTTPNotAcceptable',
         'The server could not comply with the request since it is either malformed or otherwise incorrect.',
@@ -145,7 +152,18 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     }
     return payload;
   });
+  const requestSeconds = new Histogram({
+    name: 'octonet_api_request_seconds',
+    help: 'API requests by method, route and status, with their duration',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [deps.metrics],
+  });
   app.addHook('onResponse', async (request, reply) => {
+    requestSeconds.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
     // One line per request; headers (tokens) are never logged.
     request.log.info(
       {
@@ -162,11 +180,18 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, HTTPNotFound()));
 
+  route(app, METRICS_PATH, {
+    GET: async (_request, reply) => {
+      reply.header('content-type', deps.metrics.contentType);
+      return deps.metrics.metrics();
+    },
+  });
   registerDiscoveryRoutes(app, deps);
   for (const service of deps.services.resources) registerResourceRoutes(app, deps, service);
   registerTagRoutes(app, deps);
   registerQuotaRoutes(app, deps);
   registerAvailabilityZoneRoutes(app, deps);
+  registerAgentRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
   return app;
 }

@@ -170,4 +170,9 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   // ---- network IP availability, availability zones (network_ip_availability.py, availability_zone.py) ----
   get_network_ip_availability: ADMIN_OR_SERVICE,
   get_availability_zone: READER_ANY,
+
+  // ---- agents (agent.py): an operator's view of the chassis ----
+  get_agent: ADMIN,
+  update_agent: ADMIN,
+  delete_agent: ADMIN,
 };

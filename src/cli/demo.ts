@@ -1,14 +1,19 @@
 /**
- * The demo (`octonet` with no arguments): the API on a temporary SQLite database, a small sample
- * topology created through the API itself, and the `openstack` commands to try against it. The
- * temporary directory is removed on exit.
+ * The demo (`octonet` with no arguments): `serve` on a temporary SQLite database, driving OVN in a
+ * 2-node `lab`; a network, a subnet and two VMs on two nodes, all made through the Neutron API, and
+ * the VMs pinging each other over the tunnel. Then the `openstack` and `octonet lab` commands to
+ * try. Everything it made (database, lab) is removed on exit. Without root (no namespaces) it
+ * shows the API alone.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
+import { downLab, upLab, type Lab } from '../lab/index.js';
 import { createLogger, startServer } from './serve.js';
+
+const LAB_NAME = 'octonet-demo';
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
   const response = await fetch(url + path, {
@@ -21,6 +26,8 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   return text ? (JSON.parse(text) as Record<string, any>) : {};
 }
 
+const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
+
 /**
  * Runs the real `openstack` CLI against the demo and returns what it printed (or why it could not).
  * Asynchronously: the server answering it runs in this very process.
@@ -31,66 +38,126 @@ function openstack(url: string, args: string[]): Promise<string> {
     execFile('openstack', args, { env, timeout: 60_000 }, (error, stdout, stderr) => {
       const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       if (missing) resolve('  (the openstack CLI is not installed: apt-get install python3-openstackclient)\n');
-      else resolve((stdout || stderr).replace(/^(?=.)/gm, '  '));
+      else resolve(indent(stdout || stderr));
     });
   });
 }
 
+async function waitActive(url: string, portId: string): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  while ((await call(url, 'GET', `/v2.0/ports/${portId}`)).port.status !== 'ACTIVE') {
+    if (Date.now() > giveUpAt) throw new Error(`port ${portId} did not go ACTIVE`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function runDemo(listen: string): Promise<{ stop: () => Promise<void> }> {
+  const out = process.stdout;
   const dir = mkdtempSync(join(tmpdir(), 'octonet-demo-'));
+  const root = process.getuid?.() === 0;
+  let lab: Lab | undefined;
+  if (root) {
+    out.write(`Starting a 2-node OVN lab (${LAB_NAME}) ...\n`);
+    await downLab({ name: LAB_NAME }); // left over from a demo that was killed
+    lab = await upLab({ name: LAB_NAME, nodes: 2 });
+  } else {
+    out.write('Not root: no network namespaces, so no OVN lab; showing the API alone.\n');
+  }
   const config = loadConfig({
     env: {},
-    overrides: { listen, state_dir: dir, database: `sqlite:${join(dir, 'octonet.db')}`, log_level: 'warn' },
+    overrides: {
+      listen,
+      state_dir: dir,
+      database: `sqlite:${join(dir, 'octonet.db')}`,
+      log_level: 'warn',
+      ovn: lab ? { nb_connection: lab.nb, sb_connection: lab.sb } : {},
+    },
   });
   const server = await startServer(config, createLogger(config));
   const url = server.url;
+  const stop = async () => {
+    await server.close();
+    if (lab) await downLab({ name: LAB_NAME });
+    rmSync(dir, { recursive: true, force: true });
+  };
 
-  const net = (await call(url, 'POST', '/v2.0/networks', { network: { name: 'demo-net' } })).network;
-  const subnet = (
-    await call(url, 'POST', '/v2.0/subnets', {
-      subnet: {
-        name: 'demo-subnet',
+  try {
+    const net = (await call(url, 'POST', '/v2.0/networks', { network: { name: 'demo-net' } })).network;
+    const subnet = (
+      await call(url, 'POST', '/v2.0/subnets', {
+        subnet: { name: 'demo-subnet', network_id: net.id, ip_version: 4, cidr: '10.0.0.0/24' },
+      })
+    ).subnet;
+    const ports = [];
+    for (const [name, node] of [
+      ['vm1', 'node1'],
+      ['vm2', 'node2'],
+    ] as const) {
+      const body = {
+        name,
         network_id: net.id,
-        ip_version: 4,
-        cidr: '10.0.0.0/24',
-        dns_nameservers: ['192.0.2.53'],
-      },
-    })
-  ).subnet;
-  const port = (await call(url, 'POST', '/v2.0/ports', { port: { name: 'demo-port', network_id: net.id } })).port;
-  const portList = await openstack(url, ['port', 'list', '--network', 'demo-net']);
+        device_owner: 'compute:nova',
+        ...(lab ? { 'binding:host_id': node } : {}),
+      };
+      ports.push((await call(url, 'POST', '/v2.0/ports', { port: body })).port);
+    }
+    const ipOf = (port: Record<string, any>) => port.fixed_ips[0].ip_address as string;
 
-  const out = process.stdout;
-  out.write(`
-octonet is serving the OpenStack Networking API at ${url} (SQLite in ${dir}).
+    out.write(`
+octonet serves the OpenStack Networking API at ${url} (SQLite in ${dir})${
+      lab
+        ? `,
+writing OVN's northbound database in the lab (${lab.nb})`
+        : ''
+    }.
 
-Created through the API: network ${net.name} (${net.id}, geneve VNI ${net['provider:segmentation_id']}, MTU ${net.mtu}),
-subnet ${subnet.name} ${subnet.cidr}, port ${port.name} with ${port.fixed_ips.map((f: { ip_address: string }) => f.ip_address).join(', ')} and MAC ${port.mac_address}.
+Made through the API: network demo-net (geneve VNI ${net['provider:segmentation_id']}, MTU ${net.mtu}), subnet ${subnet.cidr},
+ports vm1 ${ipOf(ports[0]!)} and vm2 ${ipOf(ports[1]!)}${lab ? ', bound to lab nodes node1 and node2' : ''}.
+`);
+    if (lab) {
+      for (const [i, port] of ports.entries()) {
+        await lab.createVm({ node: `node${i + 1}`, port: port.id, name: port.name });
+        await waitActive(url, port.id);
+      }
+      const ping = await lab.exec(lab.vmCommand('vm1', ['ping', '-c', '3', '-i', '0.2', ipOf(ports[1]!)]));
+      out.write(`
+Two VMs (network namespaces) plugged into those ports the way Nova does, on two nodes; each got its
+address from OVN's DHCP and its port went ACTIVE. vm1 on node1 pings vm2 on node2 across Geneve:
 
-The real openstack CLI, talking to it (no Keystone in noauth mode: you are admin of project ${config.noauth_default_project_id}):
+  $ ./octonet lab vm exec vm1 --lab ${LAB_NAME} -- ping -c 3 ${ipOf(ports[1]!)}
+${indent(ping.stdout || ping.stderr)}`);
+    }
+    out.write(`
+The real openstack CLI, talking to it (noauth: you are admin of project ${config.noauth_default_project_id}):
 
   $ openstack port list --network demo-net
-${portList}
+${await openstack(url, ['port', 'list', '--network', 'demo-net'])}`);
+    if (lab) {
+      out.write(`
+  $ openstack network agent list
+${await openstack(url, ['network', 'agent', 'list'])}`);
+    }
+    out.write(`
 Try more:
 
   export OS_AUTH_TYPE=none OS_ENDPOINT=${url}
   openstack network list --long
-  openstack subnet show demo-subnet
-  openstack port create --network demo-net --fixed-ip subnet=demo-subnet,ip-address=10.0.0.50 web
+  openstack port show vm1
   openstack security group rule create default --protocol tcp --dst-port 22
-  openstack extension list --network
-
-Or plain HTTP, as any project and role:
-
-  curl -s ${url}/v2.0/networks -H 'X-Project-Id: p1' -H 'X-Roles: member,reader'
-
-Press Ctrl-C to stop (the demo database is removed).
+${
+  lab
+    ? `  octonet lab status --name ${LAB_NAME}
+  ./octonet lab vm exec vm2 --lab ${LAB_NAME} -- ip addr
+  ovn-nbctl --db=${lab.nb} show
+  curl -s ${url}/metrics | grep octonet_ovn
+`
+    : ''
+}
+Press Ctrl-C to stop (the demo database${lab ? ' and the lab are' : ' is'} removed).
 `);
-
-  return {
-    async stop() {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { stop };
 }

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
+import { registerLabCommand } from './lab.js';
 import { createLogger, startServer } from './serve.js';
 
 function onSignals(stop: () => Promise<void>): void {
@@ -33,6 +34,8 @@ program
   .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
   .addOption(new Option('--auth <mode>', 'how callers are identified').choices(['noauth']))
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
+  .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
+  .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
   .action(async (options: Record<string, string | undefined>) => {
     const config = loadConfig({
       file: options.config,
@@ -42,6 +45,7 @@ program
         state_dir: options.stateDir,
         auth: options.auth,
         log_level: options.logLevel,
+        ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb },
       },
     });
     const logger = createLogger(config);
@@ -60,6 +64,8 @@ program
     const demo = await runDemo(options.listen);
     onSignals(demo.stop);
   });
+
+registerLabCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof UnsupportedDatabaseUrl) {

@@ -62,6 +62,43 @@ const quotaSchema = z
   })
   .strict();
 
+const ovnSchema = z
+  .object({
+    /** OVN northbound database: `unix:PATH` or `tcp:HOST:PORT`, comma-separated for a RAFT cluster; unset runs without OVN. */
+    nb_connection: z.string().optional(),
+    /** OVN southbound database (chassis, port bindings); same syntax. */
+    sb_connection: z.string().optional(),
+    /** Give every network with a DHCP subnet a `network:distributed` metadata port (a `localport` in OVN), as ML2/OVN does. */
+    metadata_enabled: z.boolean().default(true),
+    /** `lease_time` of OVN's DHCPv4 answers, in seconds. */
+    dhcp_default_lease_time: z.number().int().min(1).default(43200),
+    /** DNS servers handed out by DHCP when a subnet lists none (else the host's resolv.conf). */
+    dns_servers: z.array(z.string()).default([]),
+    /** `mcast_snoop` on every logical switch (Neutron's `[OVS] igmp_snooping_enable`). */
+    igmp_snooping_enable: z.boolean().default(false),
+    /** `mcast_flood_unregistered` on every logical switch. */
+    igmp_flood_unregistered: z.boolean().default(false),
+    /** `mcast_flood_reports` on localnet ports. */
+    igmp_flood_reports: z.boolean().default(true),
+    /** `mcast_flood` on localnet ports. */
+    igmp_flood: z.boolean().default(false),
+    /** `localnet_learn_fdb` on localnet ports. */
+    localnet_learn_fdb: z.boolean().default(false),
+    /** `fdb_age_threshold` of provider networks' logical switches, in seconds. */
+    fdb_age_threshold: z.number().int().min(0).default(300),
+    /** `broadcast-arps-to-all-routers` on external networks' logical switches. */
+    broadcast_arps_to_all_routers: z.boolean().default(true),
+    /** Seconds without a heartbeat after which an OVN agent is shown as not alive. */
+    agent_down_time: z.number().int().min(1).default(75),
+    /** Seconds between full comparisons of the database with the NB (0: only at start); drift seen by the NB monitor is repaired at once. */
+    full_sync_interval: z.number().int().min(0).default(300),
+    /** Seconds `serve` waits at start for OVN before opening the API anyway (it keeps connecting). */
+    startup_wait: z.number().min(0).default(30),
+    /** Milliseconds between OVSDB echo probes; a connection silent for two is dropped and re-made. */
+    ovsdb_probe_interval: z.number().int().min(100).default(5000),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** Where the API listens. */
@@ -85,12 +122,15 @@ export const configSchema = z
     network: networkSchema.default(networkSchema.parse({})),
     /** Default per-project limits; -1 is unlimited. Projects' own limits live in the database. */
     quotas: quotaSchema.default(quotaSchema.parse({})),
+    /** The OVN data plane; without `nb_connection` octonet serves the API alone. */
+    ovn: ovnSchema.default(ovnSchema.parse({})),
   })
   .strict();
 
 export type Config = z.infer<typeof configSchema> & { database: string };
 export type NetworkConfig = Config['network'];
 export type QuotaDefaults = Config['quotas'];
+export type OvnConfig = Config['ovn'];
 
 function defaultStateDir(): string {
   if (process.getuid?.() === 0) return '/var/lib/octonet';
@@ -106,7 +146,7 @@ export interface ConfigSources {
   /** A YAML file; `OCTONET_CONFIG` when not given. */
   file?: string;
   env?: NodeJS.ProcessEnv;
-  /** Values from command-line flags, already in config-key form. */
+  /** Values from command-line flags, already in config-key form; objects merge into the file's sections. */
   overrides?: Record<string, unknown>;
 }
 
@@ -128,7 +168,12 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     if (value !== undefined && value !== '') raw[key] = value;
   }
   for (const [key, value] of Object.entries(sources.overrides ?? {})) {
-    if (value !== undefined) raw[key] = value;
+    if (value === undefined) continue;
+    if (isPlainObject(value)) {
+      const section = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+      if (Object.keys(section).length > 0)
+        raw[key] = { ...(isPlainObject(raw[key]) ? (raw[key] as object) : {}), ...section };
+    } else raw[key] = value;
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
@@ -137,6 +182,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   }
   const config = parsed.data;
   return { ...config, database: config.database ?? `sqlite:${join(config.state_dir, 'octonet.db')}` };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The `listen` option as what `server.listen` takes. */

@@ -51,7 +51,8 @@ export async function writeTransaction<T>(
 export async function bulkCreate<Lookup>(
   deps: CoreDeps,
   ctx: RequestContext,
-  kind: { resource: DriverResource; quota: QuotaResource },
+  /** Without `quota`, nothing is counted: octonet's own resources (Neutron's internal create_port). */
+  kind: { resource: DriverResource; quota?: QuotaResource },
   items: Body[],
   steps: {
     authorize(tx: Tx, item: Body): Promise<Lookup>;
@@ -59,8 +60,10 @@ export async function bulkCreate<Lookup>(
   },
 ): Promise<View[]> {
   return writeTransaction(deps, async (tx) => {
-    for (const [project, count] of countByProject(items))
-      await deps.quotas.enforce(tx, project, { [kind.quota]: count });
+    if (kind.quota) {
+      for (const [project, count] of countByProject(items))
+        await deps.quotas.enforce(tx, project, { [kind.quota]: count });
+    }
     const lookups: Lookup[] = [];
     for (const item of items) lookups.push(await steps.authorize(tx, item));
     const views: View[] = [];

@@ -134,6 +134,7 @@ export const NetworkNotFound = define<{ net_id: unknown }>(
   'NotFound',
   'Network %(net_id)s could not be found.',
 );
+export const AgentNotFound = define<{ id: unknown }>('AgentNotFound', 'NotFound', 'Agent %(id)s could not be found.');
 export const SubnetPoolNotFound = define<{ subnetpool_id: unknown }>(
   'SubnetPoolNotFound',
   'NotFound',

@@ -16,6 +16,12 @@ export interface ExtensionDescriptor {
 
 export const EXTENSIONS: readonly ExtensionDescriptor[] = [
   {
+    name: 'agent',
+    alias: 'agent',
+    description: 'The agent management extension.',
+    updated: '2013-02-03T10:00:00-00:00',
+  },
+  {
     name: 'Allowed Address Pairs',
     alias: 'allowed-address-pairs',
     description: 'Provides allowed address pairs',

@@ -17,6 +17,7 @@ import { parseSegmentConfig } from './networks/segments.js';
 import { QuotaEngine } from './quotas/engine.js';
 import { QuotaSetService } from './quotas/service.js';
 import { AvailabilityZoneService } from './availability-zones.js';
+import { AgentService } from './agents.js';
 import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
 import { TagService } from './tags/service.js';
@@ -26,10 +27,13 @@ export interface Services {
   readonly networks: NetworkService;
   readonly subnets: SubnetService;
   readonly ports: PortService;
+  readonly securityGroups: SecurityGroupService;
+  readonly securityGroupRules: SecurityGroupRuleService;
   readonly quotas: QuotaEngine;
   /** The quotas API (limits, defaults, details); `quotas` enforces them. */
   readonly quotaSets: QuotaSetService;
   readonly availabilityZones: AvailabilityZoneService;
+  readonly agents: AgentService;
   readonly ipAvailability: IpAvailabilityService;
   readonly tags: TagService;
   /** Every collection served with the generic routes, in registration order. */
@@ -71,9 +75,12 @@ export function createServices(options: {
     networks,
     subnets,
     ports,
+    securityGroups,
+    securityGroupRules,
     quotas: deps.quotas,
     quotaSets,
     availabilityZones,
+    agents: new AgentService(deps.authz, () => deps.drivers.agents),
     ipAvailability,
     tags,
     resources: [networks, subnets, ports, securityGroups, securityGroupRules],

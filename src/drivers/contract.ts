@@ -10,6 +10,7 @@
  */
 import type { RequestContext } from '../core/context.js';
 import type { View } from '../core/resource.js';
+import type { DriverHost } from './host.js';
 
 export type DriverResource = 'network' | 'subnet' | 'port' | 'security_group' | 'security_group_rule';
 export type DriverOperation = 'create' | 'update' | 'delete';
@@ -30,8 +31,26 @@ export interface PortBinding {
   readonly vifDetails: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Agents a driver reports (ML2/OVN synthesises them from the SB chassis). Views are in the API's
+ * shape; ids are the driver's.
+ */
+export interface AgentProvider {
+  listAgents(): Promise<View[]>;
+  /** Sets the agent's description; false when there is no such agent. */
+  describeAgent(id: string, description: string): Promise<boolean>;
+  /** Forgets a (dead) agent; false when there is no such agent. */
+  deleteAgent(id: string): Promise<boolean>;
+}
+
 export interface MechanismDriver {
   readonly name: string;
+  /** Connects to whatever the driver drives, with core's reader and callbacks; awaited at start. */
+  start?(host: DriverHost): Promise<void>;
+  /** Ends its connections and timers; awaited at shutdown. */
+  stop?(): Promise<void>;
+  /** Present when the driver reports agents (`GET /v2.0/agents`). */
+  readonly agents?: AgentProvider;
   /**
    * Binds a port to `binding:host_id` when this driver serves that host (inside the transaction;
    * no I/O). Undefined means "not mine"; when no driver binds, the port is `binding_failed`.
@@ -46,6 +65,19 @@ export interface MechanismDriver {
 /** Runs the registered drivers in order for each hook (deletes too, as ML2 does for postcommit). */
 export class DriverManager {
   constructor(private readonly drivers: readonly MechanismDriver[] = []) {}
+
+  async start(host: DriverHost): Promise<void> {
+    for (const driver of this.drivers) await driver.start?.(host);
+  }
+
+  async stop(): Promise<void> {
+    for (const driver of [...this.drivers].reverse()) await driver.stop?.();
+  }
+
+  /** The first driver's agents, if any driver reports agents. */
+  get agents(): AgentProvider | undefined {
+    return this.drivers.find((d) => d.agents)?.agents;
+  }
 
   precommit(context: ResourceContext): void {
     for (const driver of this.drivers) driver.precommit?.(context);

@@ -37,6 +37,12 @@ export interface Store {
    * a no-op where the database already serialises writers.
    */
   lockKey(tx: Tx, key: string): Promise<void>;
+  /**
+   * Runs `fn` only if no other process sharing the database is running work under the same key
+   * (a PostgreSQL advisory lock held by an otherwise idle transaction while `fn` runs); resolves
+   * false without running it otherwise. With SQLite, one process owns the file: `fn` just runs.
+   */
+  exclusively(key: string, fn: () => Promise<void>): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -98,6 +104,17 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
       }
     },
     lockKey: (tx, key) => dialect.lockKey(tx, key),
+    async exclusively(key, fn) {
+      if (!dialect.capabilities.concurrentWriters) {
+        await fn();
+        return true;
+      }
+      return db.transaction().execute(async (tx) => {
+        if (!(await dialect.tryLockKey(tx, key))) return false;
+        await fn();
+        return true;
+      });
+    },
     close: () => db.destroy(),
   };
 }

@@ -42,4 +42,6 @@ export interface StoreDialect {
   readonly describe: string;
   /** Holds a transaction-scoped lock on `key` (see `Store.lockKey`). */
   lockKey(tx: Kysely<any>, key: string): Promise<void>;
+  /** Takes a transaction-scoped lock on `key` if nobody holds it; false when somebody does. */
+  tryLockKey(tx: Kysely<any>, key: string): Promise<boolean>;
 }

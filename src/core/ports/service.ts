@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResourceSpec } from '../attributes.js';
 import type { PolicyTarget } from '../authorizer.js';
-import type { RequestContext } from '../context.js';
+import { adminContext, type RequestContext } from '../context.js';
 import { bulkCreate, writeTransaction, type CoreDeps } from '../deps.js';
 import { dnsAssignment, portDnsNamesEnabled } from '../dns.js';
 import { MacAddressInUse, PortBound, PortNotFound } from '../errors.js';
@@ -185,6 +185,18 @@ export class PortService implements ResourceService {
     });
   }
 
+  /**
+   * Creates ports octonet needs for itself (the OVN metadata port), as Neutron's plugin-internal
+   * `create_port`: an admin context, no quota counted. `items` are full bodies (`prepareResource`).
+   */
+  async createInternal(items: Body[]): Promise<View[]> {
+    const ctx = adminContext('internal');
+    return bulkCreate(this.deps, ctx, { resource: 'port' }, items, {
+      authorize: (tx, item) => this.networks.getVisible(tx, ctx, item.network_id as string),
+      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+    });
+  }
+
   private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
     const { deps } = this;
     const networkId = network.row.id;
@@ -329,6 +341,35 @@ export class PortService implements ResourceService {
       const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
+    });
+  }
+
+  /**
+   * The data plane reports the port's VIF up or down (ML2/OVN's `set_port_status_up/down`). Only
+   * a bound port with `admin_state_up` goes ACTIVE (ML2's `_port_provisioned` leaves unbound and
+   * failed bindings DOWN); a change bumps the revision and reaches the drivers as an update.
+   */
+  async reportUp(portId: string, up: boolean): Promise<void> {
+    const { deps } = this;
+    const ctx = adminContext('port-status');
+    await writeTransaction(deps, async (tx) => {
+      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
+      const record = await getPortRecord(tx, portId);
+      if (!record) return { result: undefined, events: [] };
+      const { row } = record;
+      const bound = !UNBOUND_STATES.includes(row.binding_vif_type);
+      const status = up && toBool(row.admin_state_up) && bound ? 'ACTIVE' : up ? row.status : 'DOWN';
+      if (status === row.status) return { result: undefined, events: [] };
+      const original = this.view(record);
+      await updateRow(tx, 'ports', portId, {
+        status,
+        revision_number: row.revision_number + 1,
+        updated_at: timestamp(),
+      });
+      const current = this.view((await getPortRecord(tx, portId))!);
+      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
+      deps.drivers.precommit(event);
+      return { result: undefined, events: [event] };
     });
   }
 

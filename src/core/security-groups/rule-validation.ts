@@ -164,8 +164,8 @@ export function normalizedCidr(prefix: string | null): string | null {
   return net ? formatNetwork(canonicalNetwork(net)) : null;
 }
 
-/** `_get_ip_proto_number`: the protocol number of a stored protocol, for the port checks. */
-function protocolNumber(protocol: string): number {
+/** `_get_ip_proto_number`: the protocol number of a stored protocol (name or number). */
+export function protocolNumber(protocol: string): number {
   return PROTOCOL_NUMBERS[protocol] ?? Number(protocol);
 }
 

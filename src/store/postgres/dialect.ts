@@ -40,5 +40,11 @@ export function createPostgresDialect(
     async lockKey(tx, key) {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx);
     },
+    async tryLockKey(tx, key) {
+      const result = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(tx);
+      return result.rows[0]?.locked === true;
+    },
   };
 }

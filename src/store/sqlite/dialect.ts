@@ -88,5 +88,6 @@ export function createSqliteDialect(path: string): StoreDialect {
     classifyError: classifySqliteError,
     // One connection runs every transaction of the process in turn: nothing to lock.
     lockKey: async () => {},
+    tryLockKey: async () => true,
   };
 }

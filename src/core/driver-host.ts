@@ -1,0 +1,152 @@
+/**
+ * Core's side of `drivers/host.ts`: the database as drivers read it (admin views in typed shapes)
+ * and the writes they report back. Everything goes through the services, so a driver's reads see
+ * exactly what the API shows and its writes obey the same rules and hooks.
+ */
+import type {
+  DriverHost,
+  NetworkState,
+  PortState,
+  ResourceReader,
+  SecurityGroupRuleState,
+  SecurityGroupState,
+  SubnetState,
+} from '../drivers/host.js';
+import { getNetworkRecord, listNetworkRecords } from '../store/networks.js';
+import { prepareResource } from './attributes.js';
+import { adminContext } from './context.js';
+import { NeutronError } from './errors.js';
+import { EMPTY_LIST_QUERY, type ListQuery } from './list-query.js';
+import type { NetworkRecord } from '../store/networks.js';
+import type { View } from './resource.js';
+import { protocolNumber } from './security-groups/rule-validation.js';
+import type { Services } from './services.js';
+import { TRUE } from '../store/list.js';
+
+const METADATA_OWNER = 'network:distributed';
+
+/** A service's `show`, with its 404 as undefined. */
+async function orMissing<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof NeutronError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+const query = (filters: ListQuery['filters']): ListQuery => ({ ...EMPTY_LIST_QUERY, filters });
+
+function ruleState(view: View): SecurityGroupRuleState {
+  const protocol = view.protocol as string | null;
+  return {
+    ...(view as unknown as SecurityGroupRuleState),
+    protocol_number: protocol ? protocolNumber(protocol) : null,
+  };
+}
+
+/** Rules in creation order: where two rules make the same ACL, the older one names it. */
+function groupState(view: View): SecurityGroupState {
+  const rules = (view.security_group_rules as View[])
+    .slice()
+    .sort(
+      (a, b) =>
+        (a.created_at as string).localeCompare(b.created_at as string) ||
+        (a.id as string).localeCompare(b.id as string),
+    );
+  return { ...(view as unknown as SecurityGroupState), rules: rules.map(ruleState) };
+}
+
+export function createResourceReader(services: Services): ResourceReader {
+  const ctx = adminContext('driver-read');
+  const db = services.deps.store.db;
+  const networkState = (record: NetworkRecord): NetworkState => ({
+    ...(services.networks.view(record, ctx) as unknown as NetworkState),
+    segments: record.segments.map((s) => ({
+      id: s.id,
+      network_type: s.network_type,
+      physical_network: s.physical_network || null,
+      segmentation_id: s.network_type === 'flat' ? null : s.segmentation_id,
+    })),
+  });
+  const ports = async (filters: ListQuery['filters']) =>
+    (await services.ports.list(ctx, query(filters))) as unknown as PortState[];
+  return {
+    async network(id) {
+      const record = await getNetworkRecord(db, id);
+      return record ? networkState(record) : undefined;
+    },
+    subnet: async (id) => (await orMissing(services.subnets.show(ctx, id))) as SubnetState | undefined,
+    subnetsOfNetwork: async (networkId) =>
+      (await services.subnets.list(ctx, query({ network_id: [networkId] }))) as unknown as SubnetState[],
+    subnets: async (ids) =>
+      ids.length === 0 ? [] : ((await services.subnets.list(ctx, query({ id: ids }))) as unknown as SubnetState[]),
+    port: async (id) => (await orMissing(services.ports.show(ctx, id))) as PortState | undefined,
+    portsOfNetwork: (networkId, subnetId) =>
+      ports(
+        subnetId ? { network_id: [networkId], fixed_ips: [{ subnet_id: [subnetId] }] } : { network_id: [networkId] },
+      ),
+    metadataPort: async (networkId) => (await ports({ network_id: [networkId], device_owner: [METADATA_OWNER] }))[0],
+    async securityGroup(id) {
+      const view = await orMissing(services.securityGroups.show(ctx, id));
+      return view ? groupState(view) : undefined;
+    },
+    portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
+    async snapshot() {
+      const [networks, subnets, allPorts, groups] = await Promise.all([
+        listNetworkRecords({ store: services.deps.store, projectId: null }, EMPTY_LIST_QUERY, TRUE),
+        services.subnets.list(ctx, EMPTY_LIST_QUERY),
+        services.ports.list(ctx, EMPTY_LIST_QUERY),
+        services.securityGroups.list(ctx, EMPTY_LIST_QUERY),
+      ]);
+      return {
+        networks: networks.records.map(networkState),
+        subnets: subnets as unknown as SubnetState[],
+        ports: allPorts as unknown as PortState[],
+        securityGroups: groups.map(groupState),
+      };
+    },
+  };
+}
+
+export function createDriverHost(services: Services): DriverHost {
+  const reader = createResourceReader(services);
+  const { config } = services.deps;
+  return {
+    reader,
+    reportPortUp: (portId, up) => services.ports.reportUp(portId, up),
+    async ensureMetadataPort(networkId) {
+      if (!config.ovn.metadata_enabled) return;
+      const network = await reader.network(networkId);
+      if (!network) return;
+      const wanted = (await reader.subnetsOfNetwork(networkId))
+        .filter((s) => s.ip_version === 4 && s.enable_dhcp)
+        .map((s) => s.id);
+      const port = await reader.metadataPort(networkId);
+      if (!port) {
+        const body = prepareResource(
+          adminContext('internal'),
+          services.ports.spec,
+          {
+            network_id: networkId,
+            project_id: network.project_id,
+            device_owner: METADATA_OWNER,
+            device_id: `ovnmeta-${networkId}`,
+            fixed_ips: wanted.map((subnet_id) => ({ subnet_id })),
+          },
+          true,
+        );
+        await services.ports.createInternal([body]);
+        return;
+      }
+      const have = port.fixed_ips.map((ip) => ip.subnet_id);
+      if (have.length === wanted.length && wanted.every((id) => have.includes(id))) return;
+      const fixed_ips = [
+        ...port.fixed_ips.filter((ip) => wanted.includes(ip.subnet_id)),
+        ...wanted.filter((id) => !have.includes(id)).map((subnet_id) => ({ subnet_id })),
+      ];
+      await services.ports.update(adminContext('internal'), port.id, { fixed_ips }, {});
+    },
+    exclusively: (name, fn) => services.deps.store.exclusively(name, fn),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * What core offers a mechanism driver beyond the hook contexts: a read-only view of the database in
+ * Neutron's own shapes (for level-triggered reconciles and repair), and the few writes a driver
+ * reports back (port status from the data plane, the metadata port ML2/OVN keeps per network).
+ *
+ * The shapes are the admin views of the API with the attributes drivers use, typed; they carry no
+ * database rows, so a driver never depends on the store's schema.
+ */
+
+export interface SegmentState {
+  readonly id: string;
+  readonly network_type: string;
+  readonly physical_network: string | null;
+  readonly segmentation_id: number | null;
+}
+
+export interface NetworkState {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly mtu: number;
+  readonly admin_state_up: boolean;
+  readonly shared: boolean;
+  readonly 'router:external': boolean;
+  readonly port_security_enabled: boolean;
+  readonly availability_zone_hints: readonly string[];
+  readonly 'provider:network_type': string | null;
+  readonly 'provider:physical_network': string | null;
+  readonly 'provider:segmentation_id': number | null;
+  readonly segments: readonly SegmentState[];
+  readonly revision_number: number;
+}
+
+export interface HostRoute {
+  readonly destination: string;
+  readonly nexthop: string;
+}
+
+export interface SubnetState {
+  readonly id: string;
+  readonly name: string;
+  readonly network_id: string;
+  readonly project_id: string;
+  readonly ip_version: 4 | 6;
+  readonly cidr: string;
+  readonly gateway_ip: string | null;
+  readonly enable_dhcp: boolean;
+  readonly dns_nameservers: readonly string[];
+  readonly host_routes: readonly HostRoute[];
+  readonly ipv6_ra_mode: string | null;
+  readonly ipv6_address_mode: string | null;
+  readonly subnetpool_id: string | null;
+  readonly revision_number: number;
+}
+
+export interface FixedIp {
+  readonly subnet_id: string;
+  readonly ip_address: string;
+}
+
+export interface AddressPair {
+  readonly ip_address: string;
+  readonly mac_address: string;
+}
+
+export interface ExtraDhcpOpt {
+  readonly opt_name: string;
+  readonly opt_value: string;
+  readonly ip_version: number;
+}
+
+export interface PortState {
+  readonly id: string;
+  readonly name: string;
+  readonly network_id: string;
+  readonly project_id: string;
+  readonly mac_address: string;
+  readonly fixed_ips: readonly FixedIp[];
+  readonly admin_state_up: boolean;
+  readonly status: string;
+  readonly device_id: string;
+  readonly device_owner: string;
+  readonly port_security_enabled: boolean;
+  readonly security_groups: readonly string[];
+  readonly allowed_address_pairs: readonly AddressPair[];
+  readonly extra_dhcp_opts: readonly ExtraDhcpOpt[];
+  readonly 'binding:host_id': string;
+  readonly 'binding:vnic_type': string;
+  readonly 'binding:profile': Readonly<Record<string, unknown>>;
+  readonly 'binding:vif_type': string;
+  readonly revision_number: number;
+}
+
+export interface SecurityGroupRuleState {
+  readonly id: string;
+  readonly security_group_id: string;
+  readonly direction: 'ingress' | 'egress';
+  readonly ethertype: 'IPv4' | 'IPv6';
+  readonly protocol: string | null;
+  /** `protocol` as an IP protocol number (names resolved as Neutron does); null for any. */
+  readonly protocol_number: number | null;
+  readonly port_range_min: number | null;
+  readonly port_range_max: number | null;
+  readonly remote_ip_prefix: string | null;
+  readonly remote_group_id: string | null;
+  readonly normalized_cidr: string | null;
+}
+
+export interface SecurityGroupState {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly stateful: boolean;
+  readonly revision_number: number;
+  readonly rules: readonly SecurityGroupRuleState[];
+}
+
+/** Everything a full comparison needs, read in one pass. */
+export interface Snapshot {
+  readonly networks: readonly NetworkState[];
+  readonly subnets: readonly SubnetState[];
+  readonly ports: readonly PortState[];
+  readonly securityGroups: readonly SecurityGroupState[];
+}
+
+/** Reads the database as an admin sees it. Undefined or empty means "not (or no longer) there". */
+export interface ResourceReader {
+  network(id: string): Promise<NetworkState | undefined>;
+  subnet(id: string): Promise<SubnetState | undefined>;
+  subnetsOfNetwork(networkId: string): Promise<SubnetState[]>;
+  subnets(ids: readonly string[]): Promise<SubnetState[]>;
+  port(id: string): Promise<PortState | undefined>;
+  /** Ports on a network, optionally only those with an address on one subnet. */
+  portsOfNetwork(networkId: string, subnetId?: string): Promise<PortState[]>;
+  /** The network's `network:distributed` port, if it has one. */
+  metadataPort(networkId: string): Promise<PortState | undefined>;
+  securityGroup(id: string): Promise<SecurityGroupState | undefined>;
+  /** Ids of the ports that are members of a security group. */
+  portIdsOfSecurityGroup(id: string): Promise<string[]>;
+  snapshot(): Promise<Snapshot>;
+}
+
+export interface DriverHost {
+  readonly reader: ResourceReader;
+  /**
+   * The data plane says whether the port's VIF is up. Core applies Neutron's rules (only a bound
+   * port with `admin_state_up` goes ACTIVE) and, when the status changes, bumps the revision and
+   * runs the drivers' update hooks like any other port update.
+   */
+  reportPortUp(portId: string, up: boolean): Promise<void>;
+  /**
+   * Creates the network's metadata port when it has none, and gives it one address on each IPv4
+   * subnet with DHCP (none on the others), as ML2/OVN's `update_metadata_port` does.
+   */
+  ensureMetadataPort(networkId: string): Promise<void>;
+  /**
+   * Runs `fn` only while this process holds the named lock among all replicas sharing the
+   * database (PostgreSQL advisory lock); resolves false without running it when another holds it.
+   */
+  exclusively(name: string, fn: () => Promise<void>): Promise<boolean>;
+}

@@ -1,0 +1,381 @@
+/**
+ * The OVN mechanism driver: the NB and SB connections, the writes after each API change, the
+ * repair loop (drift seen on the NB monitor, a full pass at start, after every reconnect and
+ * periodically on one replica), port status and agents from the SB, and port binding to chassis.
+ *
+ * Like ML2/OVN, postcommit hooks write the NB before the API answers; unlike it, they re-read the
+ * resource from the database, so two writes racing on one resource converge on the later one.
+ */
+import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { OvnConfig } from '../../config/config.js';
+import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext } from '../contract.js';
+import type { DriverHost, PortState, SubnetState } from '../host.js';
+import { agentView, type Liveness } from './agents.js';
+import { isMetadataPort, type MappingOptions } from './mapping.js';
+import { createOvnMetrics, type OvnMetrics } from './metrics.js';
+import { keyOf, NbSync, type ResourceKey } from './nb-sync.js';
+import { NB_MONITORED } from './nb-view.js';
+import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
+import {
+  OvsdbClient,
+  OvsdbNotConnected,
+  type NbGlobalRow,
+  type NbTables,
+  type ChassisPrivateRow,
+  type ChassisRow,
+  type SbTables,
+} from './ovsdb/index.js';
+
+const SB_MONITORED = {
+  Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
+  Chassis_Private: ['name', 'chassis', 'nb_cfg', 'nb_cfg_timestamp', 'external_ids'],
+} as const;
+
+/** Only one replica runs the periodic full pass at a time. */
+const FULL_SYNC_LOCK = 'octonet:ovn-full-sync';
+
+export interface OvnDriverOptions {
+  readonly ovn: OvnConfig & { nb_connection: string; sb_connection: string };
+  readonly dnsDomain: string;
+  readonly baseMac: string;
+  readonly logger: Logger;
+  readonly registry: Registry;
+}
+
+/** The host's resolvers, for subnets without DNS servers (as Neutron falls back to resolv.conf). */
+function systemResolvers(): string[] {
+  try {
+    return readFileSync('/etc/resolv.conf', 'utf8')
+      .split('\n')
+      .map((line) => /^\s*nameserver\s+(\S+)/.exec(line)?.[1])
+      .filter((ip): ip is string => !!ip);
+  } catch {
+    return [];
+  }
+}
+
+/** `neutron_lib.utils.net.get_random_mac`: the base's first three octets (four if set), then random. */
+function randomMacFrom(base: string): () => string {
+  const octets = base.split(':');
+  const keep = octets[3] !== '00' ? 4 : 3;
+  return () =>
+    [
+      ...octets.slice(0, keep),
+      ...Array.from({ length: 6 - keep }, () => randomInt(256).toString(16).padStart(2, '0')),
+    ].join(':');
+}
+
+export class OvnMechanismDriver implements MechanismDriver {
+  readonly name = 'ovn';
+  readonly nb: OvsdbClient<NbTables>;
+  readonly sb: OvsdbClient<SbTables>;
+  readonly metrics: OvnMetrics;
+  private host!: DriverHost;
+  private sync!: NbSync;
+  private watch!: NbWatch;
+  private periodic: NodeJS.Timeout | undefined;
+  private fullSyncRunning: Promise<void> | undefined;
+  private fullSyncAgain: string | undefined;
+  private lastPing = 0;
+  private stopped = false;
+
+  constructor(private readonly options: OvnDriverOptions) {
+    const { ovn, logger } = options;
+    const common = { echoIntervalMs: ovn.ovsdb_probe_interval, logger: logger.child({ component: 'ovsdb' }) };
+    this.nb = new OvsdbClient<NbTables>({
+      ...common,
+      remotes: ovn.nb_connection.split(','),
+      database: 'OVN_Northbound',
+      tables: NB_MONITORED,
+    });
+    this.sb = new OvsdbClient<SbTables>({
+      ...common,
+      remotes: ovn.sb_connection.split(','),
+      database: 'OVN_Southbound',
+      tables: SB_MONITORED,
+    });
+    this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
+  }
+
+  private mappingOptions(): MappingOptions {
+    const { ovn } = this.options;
+    return {
+      igmpSnoopingEnable: ovn.igmp_snooping_enable,
+      igmpFloodUnregistered: ovn.igmp_flood_unregistered,
+      igmpFloodReports: ovn.igmp_flood_reports,
+      igmpFlood: ovn.igmp_flood,
+      localnetLearnFdb: ovn.localnet_learn_fdb,
+      fdbAgeThreshold: ovn.fdb_age_threshold,
+      broadcastArpsToAllRouters: ovn.broadcast_arps_to_all_routers,
+      dhcpLeaseTime: ovn.dhcp_default_lease_time,
+      fallbackDnsServers: ovn.dns_servers.length > 0 ? ovn.dns_servers : systemResolvers(),
+      dnsDomain: this.options.dnsDomain,
+    };
+  }
+
+  async start(host: DriverHost): Promise<void> {
+    const { logger } = this.options;
+    this.host = host;
+    this.sync = new NbSync({
+      nb: this.nb,
+      reader: host.reader,
+      mapping: this.mappingOptions(),
+      randomMac: randomMacFrom(this.options.baseMac),
+      metrics: this.metrics,
+      logger,
+    });
+    this.watch = new NbWatch({
+      sync: this.sync,
+      host,
+      metrics: this.metrics,
+      logger,
+      requestFullSync: (trigger) => this.requestFullSync(trigger),
+    });
+    this.nb.onChange((changes) => this.watch.onChanges(changes));
+    // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
+    // back empty: compare everything then.
+    this.nb.on('synced', () => this.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
+    this.nb.on('disconnected', (reason) =>
+      logger.warn({ err: reason?.message }, 'OVN NB connection lost; reconnecting'),
+    );
+    // The API may open while OVN is still away: writes then wait in the database for the pass
+    // that follows the first connection.
+    const connected = Promise.all([this.nb.start(), this.sb.start()]).then(() => true);
+    const waited = await Promise.race([connected, sleep(this.options.ovn.startup_wait * 1000).then(() => false)]);
+    if (waited) await this.fullSyncRunning;
+    else
+      logger.warn(
+        { nb: this.options.ovn.nb_connection, sb: this.options.ovn.sb_connection },
+        'OVN not reachable yet; serving the API and connecting in the background',
+      );
+    const interval = this.options.ovn.full_sync_interval;
+    if (interval > 0) {
+      this.periodic = setInterval(() => this.requestFullSync('periodic'), interval * 1000);
+      this.periodic.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.periodic) clearInterval(this.periodic);
+    await this.fullSyncRunning;
+    await this.sync?.idle();
+    await Promise.all([this.nb.close(), this.sb.close()]);
+  }
+
+  /** Resolves when queued NB work is done (tests and the demo wait on it). */
+  async settled(): Promise<void> {
+    await this.fullSyncRunning;
+    await this.sync.idle();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Full passes
+
+  requestFullSync(trigger: string): void {
+    if (this.stopped) return;
+    if (this.fullSyncRunning) {
+      this.fullSyncAgain = trigger;
+      return;
+    }
+    this.fullSyncRunning = this.runFullSync(trigger).finally(() => {
+      this.fullSyncRunning = undefined;
+      const again = this.fullSyncAgain;
+      this.fullSyncAgain = undefined;
+      if (again) this.requestFullSync(again);
+    });
+  }
+
+  private async runFullSync(trigger: string): Promise<void> {
+    const { logger } = this.options;
+    this.watch.pause();
+    try {
+      const ran = await this.host.exclusively(FULL_SYNC_LOCK, async () => {
+        const report = await this.sync.fullSync();
+        this.metrics.fullSyncs.inc({ trigger });
+        const changed = report.created + report.updated + report.deleted;
+        for (const action of ['created', 'updated', 'deleted'] as const) {
+          if (report[action] > 0 && trigger !== 'start')
+            this.metrics.repairs.inc({ resource: 'full-pass', action }, report[action]);
+        }
+        (changed > 0 && trigger !== 'start' ? logger.warn.bind(logger) : logger.info.bind(logger))(
+          { trigger, ...report },
+          changed > 0 ? 'OVN NB brought in line with the database' : 'OVN NB matches the database',
+        );
+        await this.statusPass();
+      });
+      if (!ran) logger.debug({ trigger }, 'another replica is running the full OVN pass');
+    } catch (error) {
+      const level = error instanceof OvsdbNotConnected ? 'warn' : 'error';
+      logger[level](
+        { err: error, trigger },
+        'full OVN pass failed; it runs again on reconnect or at the next interval',
+      );
+    } finally {
+      this.watch.resume();
+    }
+  }
+
+  /** Ports whose status disagrees with their LSP (events missed while away) are reported again. */
+  private async statusPass(): Promise<void> {
+    const { ports } = await this.host.reader.snapshot();
+    for (const port of ports) {
+      const lsp = this.sync.nbView.switchPort(port.id);
+      if (!lsp || !isNeutronPort(lsp)) continue;
+      const up = isPortUp(lsp);
+      if (up !== (port.status === 'ACTIVE')) await this.host.reportPortUp(port.id, up);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // API writes
+
+  async postcommit(context: ResourceContext): Promise<void> {
+    try {
+      await this.afterWrite(context);
+    } catch (error) {
+      if (error instanceof OvsdbNotConnected) {
+        this.options.logger.warn(
+          { resource: context.resource, id: context.current.id },
+          'OVN NB unreachable; written on reconnect',
+        );
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private reconcile = (key: ResourceKey) => this.sync.reconcile(key);
+
+  private async afterWrite({ resource, operation, current, original }: ResourceContext): Promise<void> {
+    const id = current.id as string;
+    switch (resource) {
+      case 'network':
+        await this.reconcile(keyOf('network', id));
+        if (operation === 'create') await this.host.ensureMetadataPort(id);
+        if (operation === 'update' && original && original.mtu !== current.mtu) {
+          for (const subnet of await this.host.reader.subnetsOfNetwork(id))
+            await this.reconcile(keyOf('subnet', subnet.id));
+          const metadata = await this.host.reader.metadataPort(id);
+          if (metadata) await this.reconcile(keyOf('port', metadata.id));
+        }
+        return;
+      case 'subnet': {
+        const subnet = current as unknown as SubnetState;
+        // The metadata port follows the network's DHCP subnets first: its address is the DHCP server's.
+        if (operation !== 'delete' || subnet.ip_version === 4) await this.host.ensureMetadataPort(subnet.network_id);
+        await this.reconcile(keyOf('subnet', id));
+        if (operation === 'delete') {
+          // The metadata port lost its address on the subnet without an update of its own.
+          const metadata = await this.host.reader.metadataPort(subnet.network_id);
+          if (metadata) await this.reconcile(keyOf('port', metadata.id));
+        }
+        return;
+      }
+      case 'port': {
+        await this.reconcile(keyOf('port', id));
+        const port = current as unknown as PortState;
+        if (isMetadataPort(port)) {
+          const subnets = new Set(
+            [...port.fixed_ips, ...((original?.fixed_ips as PortState['fixed_ips']) ?? [])].map((ip) => ip.subnet_id),
+          );
+          for (const subnet of subnets) await this.reconcile(keyOf('subnet', subnet));
+        }
+        return;
+      }
+      case 'security_group':
+        return void (await this.reconcile(keyOf('security_group', id)));
+      case 'security_group_rule':
+        return void (await this.reconcile(keyOf('security_group', current.security_group_id as string)));
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Chassis: binding and agents
+
+  private liveness(): Liveness {
+    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
+    return { nbCfg: global?.nb_cfg ?? 0, nowMs: Date.now(), agentDownTimeMs: this.options.ovn.agent_down_time * 1000 };
+  }
+
+  private chassisPairs(): { chassis: ChassisRow; private: ChassisPrivateRow }[] {
+    const chassisByName = new Map([...this.sb.replica.table<ChassisRow>('Chassis').values()].map((c) => [c.name, c]));
+    const pairs = [];
+    for (const row of this.sb.replica.table<ChassisPrivateRow>('Chassis_Private').values()) {
+      const chassis = chassisByName.get(row.name);
+      if (chassis) pairs.push({ chassis, private: row });
+    }
+    return pairs;
+  }
+
+  /**
+   * `bind_port`: a normal VNIC on a host that runs a live ovn-controller (the chassis' hostname or
+   * name) binds as `ovs`; anything else is not ours (ML2 then reports `binding_failed`).
+   */
+  bindPort(port: Record<string, unknown>): PortBinding | undefined {
+    const host = port['binding:host_id'] as string;
+    if ((port['binding:vnic_type'] ?? 'normal') !== 'normal') return undefined;
+    const liveness = this.liveness();
+    const found = this.chassisPairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
+    if (!found || !agentView(found.chassis, found.private, liveness).alive) return undefined;
+    return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
+  }
+
+  readonly agents: AgentProvider = {
+    listAgents: async () => {
+      await this.ping();
+      const liveness = this.liveness();
+      return this.chassisPairs().map(
+        (p) => agentView(p.chassis, p.private, liveness) as unknown as Record<string, unknown>,
+      );
+    },
+    describeAgent: async (id, description) => {
+      const found = this.chassisPairs().find((p) => p.private.name === id);
+      if (!found) return false;
+      const external_ids = { ...found.private.external_ids, 'neutron:description': description };
+      await this.sb.transact([
+        {
+          op: 'update',
+          table: 'Chassis_Private',
+          where: [['_uuid', '==', found.private._uuid]],
+          row: { external_ids },
+        },
+      ]);
+      return true;
+    },
+    deleteAgent: async (id) => {
+      const found = this.chassisPairs().find((p) => p.private.name === id);
+      if (!found) return false;
+      await this.sb.transact([
+        { op: 'delete', table: 'Chassis_Private', where: [['_uuid', '==', found.private._uuid]] },
+        { op: 'delete', table: 'Chassis', where: [['_uuid', '==', found.chassis._uuid]] },
+      ]);
+      return true;
+    },
+  };
+
+  /**
+   * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
+   * down time, as Neutron's `ping_all_chassis` does before listing agents.
+   */
+  private async ping(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPing < (this.options.ovn.agent_down_time * 1000) / 2) return;
+    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
+    if (!global || !this.nb.connected) return;
+    this.lastPing = now;
+    await this.nb.transact([
+      { op: 'mutate', table: 'NB_Global', where: [['_uuid', '==', global._uuid]], mutations: [['nb_cfg', '+=', 1]] },
+      {
+        op: 'update',
+        table: 'NB_Global',
+        where: [['_uuid', '==', global._uuid]],
+        row: { external_ids: { ...global.external_ids, 'neutron:liveness_check_at': new Date(now).toISOString() } },
+      },
+    ]);
+  }
+}

@@ -1,0 +1,427 @@
+/**
+ * Neutron resources → the OVN northbound rows ML2/OVN writes for them: pure functions, no I/O.
+ *
+ * Names, `external_ids` keys and column values follow `neutron/plugins/ml2/drivers/ovn/mech_driver/
+ * ovsdb/ovn_client.py` and `neutron/common/ovn/{acl,utils,constants}.py` (Neutron master; see
+ * `../shared/reference/ovn-mapping.md`), so `ovn-nbctl show` and an operator's OVN tooling read the
+ * same as under Neutron. Where master writes something OVN 23.03 does not understand (the `VRRPv3`
+ * port-security entries), the Zed form is written. The applier turns these specs into transactions;
+ * references between rows (a port's DHCP options) stay symbolic here.
+ */
+import type {
+  ExtraDhcpOpt,
+  NetworkState,
+  PortState,
+  SecurityGroupRuleState,
+  SecurityGroupState,
+  SubnetState,
+} from '../host.js';
+import { acl, type AclSpec } from './acl.js';
+import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names.js';
+
+export type StringMap = Record<string, string>;
+
+export const DROP_PORT_GROUP = 'neutron_pg_drop';
+/** `ACL_PRIORITY_DROP` (master; Zed used 1001). */
+export const DROP_PRIORITY = 1000;
+export const METADATA_DEVICE_OWNER = 'network:distributed';
+export const METADATA_DEVICE_ID_PREFIX = 'ovnmeta-';
+/** What Neutron's metadata proxy answers on; reached through the metadata port. */
+const METADATA_V4_CIDR = '169.254.169.254/32';
+
+export const logicalSwitchName = (networkId: string): string => `neutron-${networkId}`;
+export const provnetPortName = (segmentId: string): string => `provnet-${segmentId}`;
+export const portGroupName = (securityGroupId: string): string => `pg_${securityGroupId.replace(/-/g, '_')}`;
+
+/** The settings of `[ovn]` and `[OVS]` that shape rows; defaults as Neutron's. */
+export interface MappingOptions {
+  readonly igmpSnoopingEnable: boolean;
+  readonly igmpFloodUnregistered: boolean;
+  readonly igmpFloodReports: boolean;
+  readonly igmpFlood: boolean;
+  readonly localnetLearnFdb: boolean;
+  readonly fdbAgeThreshold: number;
+  readonly broadcastArpsToAllRouters: boolean;
+  readonly dhcpLeaseTime: number;
+  /** `[ovn] dns_servers`, then the host's resolvers: used when a subnet lists no DNS servers. */
+  readonly fallbackDnsServers: readonly string[];
+  /** Neutron's global `dns_domain`. */
+  readonly dnsDomain: string;
+}
+
+export interface LogicalSwitchSpec {
+  readonly name: string;
+  readonly external_ids: StringMap;
+  readonly other_config: StringMap;
+}
+
+/** Which DHCP_Options row a port points at: its subnet's, or its own (extra DHCP options). */
+export type DhcpOptionsRef =
+  | { readonly kind: 'subnet'; readonly subnetId: string }
+  | { readonly kind: 'port'; readonly subnetId: string; readonly portId: string };
+
+export interface SwitchPortSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly addresses: readonly string[];
+  readonly port_security: readonly string[];
+  readonly enabled: boolean | null;
+  readonly tag_request: number | null;
+  readonly parent_name: string | null;
+  readonly tag: number | null;
+  readonly options: StringMap;
+  readonly external_ids: StringMap;
+  readonly dhcpv4_options: DhcpOptionsRef | null;
+  readonly dhcpv6_options: DhcpOptionsRef | null;
+}
+
+export interface DhcpOptionsSpec {
+  readonly cidr: string;
+  readonly options: StringMap;
+  readonly external_ids: StringMap;
+}
+
+export interface PortGroupSpec {
+  readonly name: string;
+  readonly external_ids: StringMap;
+  readonly acls: readonly AclSpec[];
+}
+
+const bool = (value: boolean): string => (value ? 'true' : 'false');
+
+// ---------------------------------------------------------------------------------------------
+// Networks: Logical_Switch and localnet ports (`_gen_network_parameters`, `create_provnet_port`)
+
+export function isProviderNetwork(network: NetworkState): boolean {
+  return !!network['provider:physical_network'];
+}
+
+export function logicalSwitch(network: NetworkState, options: MappingOptions): LogicalSwitchSpec {
+  const external_ids: StringMap = {
+    'neutron:network_name': network.name,
+    'neutron:mtu': String(network.mtu),
+    'neutron:revision_number': String(network.revision_number),
+    'neutron:availability_zone_hints': network.availability_zone_hints.join(','),
+    'neutron:provnet-network-type': network['provider:network_type'] ?? '',
+  };
+  if (network['provider:physical_network'])
+    external_ids['neutron:provnet-physical-network'] = network['provider:physical_network'];
+  const other_config: StringMap = {
+    mcast_snoop: bool(options.igmpSnoopingEnable),
+    mcast_flood_unregistered: bool(options.igmpFloodUnregistered),
+    'vlan-passthru': 'false',
+  };
+  if (isProviderNetwork(network)) other_config.fdb_age_threshold = String(options.fdbAgeThreshold);
+  if (network['router:external'])
+    other_config['broadcast-arps-to-all-routers'] = bool(options.broadcastArpsToAllRouters);
+  return { name: logicalSwitchName(network.id), external_ids, other_config };
+}
+
+/** One `localnet` port per segment on a physical network; tunnelled networks have none. */
+export function localnetPorts(network: NetworkState, options: MappingOptions): SwitchPortSpec[] {
+  return network.segments
+    .filter((segment) => segment.physical_network)
+    .map((segment) => ({
+      name: provnetPortName(segment.id),
+      type: 'localnet',
+      addresses: ['unknown'],
+      port_security: [],
+      enabled: null,
+      tag_request: segment.network_type === 'vlan' ? segment.segmentation_id : null,
+      parent_name: null,
+      tag: null,
+      options: {
+        network_name: segment.physical_network!,
+        mcast_flood_reports: bool(options.igmpFloodReports),
+        mcast_flood: bool(options.igmpFlood),
+        localnet_learn_fdb: bool(options.localnetLearnFdb),
+      },
+      external_ids: { 'neutron:provnet-physical-network': segment.physical_network! },
+      dhcpv4_options: null,
+      dhcpv6_options: null,
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subnets: DHCP_Options (`_get_ovn_dhcp_options`, `_get_ovn_dhcpv4_opts`, `_get_ovn_dhcpv6_opts`)
+
+/** SLAAC subnets get no row (`is_dhcp_options_ignored`), nor do subnets without DHCP. */
+export function subnetHasDhcpOptions(subnet: SubnetState): boolean {
+  return subnet.enable_dhcp && !(subnet.ip_version === 6 && subnet.ipv6_address_mode === 'slaac');
+}
+
+function dnsServersFor(subnet: SubnetState, options: MappingOptions): string[] {
+  const version = subnet.ip_version;
+  const ofVersion = (ips: readonly string[]) => ips.filter((ip) => ip.includes(':') === (version === 6));
+  const servers =
+    subnet.dns_nameservers.length > 0 ? [...subnet.dns_nameservers] : ofVersion(options.fallbackDnsServers);
+  // "0.0.0.0" (or "::") among them means: announce no resolver at all.
+  if (servers.some((ip) => ip === '0.0.0.0' || ip === '::')) return [];
+  return servers;
+}
+
+/**
+ * The subnet's row. `serverMac` is kept from the existing row (Neutron picks it at random once);
+ * `metadataIp` is the network's metadata port address on this subnet, if it has one.
+ */
+export function subnetDhcpOptions(
+  subnet: SubnetState,
+  network: NetworkState,
+  metadataIp: string | undefined,
+  serverMac: string,
+  options: MappingOptions,
+): DhcpOptionsSpec {
+  const external_ids: StringMap = {
+    subnet_id: subnet.id,
+    'neutron:network_id': network.id,
+    'neutron:revision_number': String(subnet.revision_number),
+  };
+  const dhcp =
+    subnet.ip_version === 4
+      ? dhcpv4Options(subnet, network, metadataIp, serverMac, options)
+      : dhcpv6Options(subnet, serverMac, options);
+  return { cidr: subnet.cidr, options: dhcp, external_ids };
+}
+
+function dhcpv4Options(
+  subnet: SubnetState,
+  network: NetworkState,
+  metadataIp: string | undefined,
+  serverMac: string,
+  options: MappingOptions,
+): StringMap {
+  const serverId = subnet.gateway_ip ?? metadataIp;
+  if (!serverId) return {};
+  const result: StringMap = {
+    server_id: serverId,
+    lease_time: String(options.dhcpLeaseTime),
+    mtu: String(network.mtu),
+  };
+  if (options.dnsDomain && options.dnsDomain !== 'openstacklocal') result.domain_name = `"${options.dnsDomain}"`;
+  if (subnet.gateway_ip) result.router = subnet.gateway_ip;
+  result.server_mac = serverMac;
+  const dns = dnsServersFor(subnet, options);
+  if (dns.length > 0) result.dns_server = `{${dns.join(', ')}}`;
+  const routes: string[] = [];
+  if (metadataIp) routes.push(`${METADATA_V4_CIDR},${metadataIp}`);
+  for (const route of subnet.host_routes) routes.push(`${route.destination},${route.nexthop}`);
+  if (routes.length > 0) {
+    // Clients ignore option 3 when 121 is present (RFC 3442): the default route goes in too.
+    if (subnet.gateway_ip) routes.push(`0.0.0.0/0,${subnet.gateway_ip}`);
+    result.classless_static_route = `{${routes.join(', ')}}`;
+  }
+  return result;
+}
+
+function dhcpv6Options(subnet: SubnetState, serverMac: string, options: MappingOptions): StringMap {
+  const result: StringMap = { server_id: serverMac };
+  const dns = dnsServersFor(subnet, options);
+  if (dns.length > 0) result.dns_server = `{${dns.join(', ')}}`;
+  if (subnet.ipv6_address_mode === 'dhcpv6-stateless') result.dhcpv6_stateless = 'true';
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports: Logical_Switch_Port (`_get_port_options`, `get_external_ids_from_port`, `create_port`)
+
+/** `network:` and `neutron:` owners are trusted: no port security, no security groups. */
+export function isTrustedPort(port: Pick<PortState, 'device_owner'>): boolean {
+  return port.device_owner.startsWith('network:') || port.device_owner.startsWith('neutron:');
+}
+
+/** Floating IP ports never appear in OVN (`is_lsp_ignored`). */
+export function isIgnoredPort(port: Pick<PortState, 'device_owner'>): boolean {
+  return port.device_owner === 'network:floatingip';
+}
+
+export function isMetadataPort(port: Pick<PortState, 'device_owner' | 'device_id'>): boolean {
+  return port.device_owner === METADATA_DEVICE_OWNER && port.device_id.startsWith(METADATA_DEVICE_ID_PREFIX);
+}
+
+/** `_get_allowed_addresses_from_port`, Zed form: entries for port security, and the extra MACs. */
+function allowedAddresses(port: PortState): { portSecurity: string[]; extraMacs: string[] } {
+  if (!port.port_security_enabled || isTrustedPort(port)) return { portSecurity: [], extraMacs: [] };
+  let own = [port.mac_address, ...port.fixed_ips.map((ip) => ip.ip_address)].join(' ');
+  const others = new Set<string>();
+  const extraMacs = new Set<string>();
+  for (const pair of port.allowed_address_pairs) {
+    if (pair.mac_address === port.mac_address) own += ` ${pair.ip_address}`;
+    else {
+      others.add(`${pair.mac_address} ${pair.ip_address}`);
+      extraMacs.add(pair.mac_address);
+    }
+  }
+  return { portSecurity: [...others, own], extraMacs: [...extraMacs] };
+}
+
+/**
+ * The port's own DHCP options from `extra_dhcp_opts` of one IP version (`get_lsp_dhcp_opts`):
+ * `disabled` when the port opts out (`dhcp_disabled=true`) or is a network device; names OVN does
+ * not know are skipped, as Neutron skips them with a warning.
+ */
+export function portDhcpOverrides(port: PortState, version: 4 | 6): { disabled: boolean; options: StringMap } {
+  if (port.device_owner.startsWith('network:') || port.device_owner.startsWith('neutron:'))
+    return { disabled: true, options: {} };
+  const options: StringMap = {};
+  for (const opt of port.extra_dhcp_opts) {
+    if (opt.ip_version !== version) continue;
+    if (isDhcpDisabledOpt(opt)) return { disabled: true, options: {} };
+    const name = dhcpOptionName(version, opt.opt_name);
+    if (!name) continue;
+    let value = opt.opt_value;
+    if (isStringOption(name) && !(value.startsWith('"') && value.endsWith('"'))) value = `"${value}"`;
+    else if (isMapOption(name) && !(value.startsWith('{') && value.endsWith('}'))) value = `{${value}}`;
+    options[name] = value;
+  }
+  return { disabled: false, options };
+}
+
+function isDhcpDisabledOpt(opt: ExtraDhcpOpt): boolean {
+  return opt.opt_name === 'dhcp_disabled' && opt.opt_value.toLowerCase() === 'true';
+}
+
+/** A port's row for one subnet: the subnet's options with the port's on top (maps merged). */
+export function portDhcpOptions(port: PortState, subnetRow: DhcpOptionsSpec, overrides: StringMap): DhcpOptionsSpec {
+  const options: StringMap = { ...subnetRow.options };
+  for (const [name, value] of Object.entries(overrides)) {
+    const inherited = subnetRow.options[name];
+    // `_merge_map_dhcp_option`: the port's map entries come after the subnet's.
+    options[name] = isMapOption(name) && inherited ? `{${inherited.slice(1, -1)}, ${value.slice(1, -1)}}` : value;
+  }
+  return { cidr: subnetRow.cidr, options, external_ids: { ...subnetRow.external_ids, port_id: port.id } };
+}
+
+/** What the port mapping needs besides the port. */
+export interface PortContext {
+  readonly network: Pick<NetworkState, 'id' | 'mtu'>;
+  /** The subnets of the port's fixed IPs, by id. */
+  readonly subnets: ReadonlyMap<string, SubnetState>;
+  /** The subnet's DHCP_Options row as it is (or is about to be) in the NB, if it has one. */
+  readonly subnetDhcp: (subnetId: string) => DhcpOptionsSpec | undefined;
+}
+
+export interface PortRows {
+  readonly port: SwitchPortSpec;
+  /** The port's own DHCP_Options rows (extra DHCP options), at most one per IP version. */
+  readonly dhcpOptions: readonly DhcpOptionsSpec[];
+  /** Names of the Port_Groups the port belongs to. */
+  readonly portGroups: readonly string[];
+}
+
+/** `_get_subnet_dhcp_options_for_port` + `_get_port_dhcp_options` for one IP version. */
+function dhcpFor(
+  port: PortState,
+  version: 4 | 6,
+  context: PortContext,
+): { ref: DhcpOptionsRef; own?: DhcpOptionsSpec } | null {
+  const overrides = portDhcpOverrides(port, version);
+  if (overrides.disabled) return null;
+  const candidates: { subnetId: string; row: DhcpOptionsSpec }[] = [];
+  for (const ip of port.fixed_ips) {
+    const subnet = context.subnets.get(ip.subnet_id);
+    const row = subnet?.ip_version === version ? context.subnetDhcp(ip.subnet_id) : undefined;
+    if (row && !candidates.some((c) => c.subnetId === ip.subnet_id)) candidates.push({ subnetId: ip.subnet_id, row });
+  }
+  // IPv6: a stateful subnet wins over a stateless one, so the port gets one stateful address.
+  const chosen =
+    (version === 6 ? candidates.find((c) => c.row.options.dhcpv6_stateless !== 'true') : undefined) ?? candidates[0];
+  if (!chosen) return null;
+  if (Object.keys(overrides.options).length === 0) return { ref: { kind: 'subnet', subnetId: chosen.subnetId } };
+  return {
+    ref: { kind: 'port', subnetId: chosen.subnetId, portId: port.id },
+    own: portDhcpOptions(port, chosen.row, overrides.options),
+  };
+}
+
+export function switchPortRows(port: PortState, context: PortContext): PortRows {
+  const dhcp4 = dhcpFor(port, 4, context);
+  const dhcp6 = dhcpFor(port, 6, context);
+  const metadata = isMetadataPort(port);
+  const type = metadata ? 'localport' : '';
+  const { portSecurity, extraMacs } = allowedAddresses(port);
+  const address = [port.mac_address, ...port.fixed_ips.map((ip) => ip.ip_address)].join(' ');
+  const addresses: string[] = [];
+  if (portSecurity.length > 0 || type || dhcp4 || dhcp6) addresses.push(address, ...extraMacs);
+  // Without port security the port may send from any MAC: OVN needs "unknown" for that.
+  if (portSecurity.length === 0 && !type) addresses.push('unknown');
+  const cidrs = port.fixed_ips
+    .filter((ip) => context.subnets.has(ip.subnet_id))
+    .map((ip) => `${ip.ip_address}/${context.subnets.get(ip.subnet_id)!.cidr.split('/')[1]}`)
+    .join(' ');
+  const trusted = isTrustedPort(port);
+  const securityGroups = trusted ? [] : [...port.security_groups];
+  const options: StringMap = {};
+  if (port['binding:host_id']) options['requested-chassis'] = port['binding:host_id'];
+  const profile = port['binding:profile'];
+  const capabilities = Array.isArray(profile.capabilities) ? (profile.capabilities as string[]) : [];
+  const external_ids: StringMap = {
+    'neutron:port_name': port.name,
+    'neutron:device_id': port.device_id,
+    'neutron:project_id': port.project_id,
+    'neutron:cidrs': cidrs,
+    'neutron:device_owner': port.device_owner,
+    'neutron:subnet_pool_addr_scope4': '',
+    'neutron:subnet_pool_addr_scope6': '',
+    'neutron:network_name': logicalSwitchName(port.network_id),
+    'neutron:security_group_ids': securityGroups.join(' '),
+    'neutron:revision_number': String(port.revision_number),
+    'neutron:vnic_type': port['binding:vnic_type'],
+    'neutron:port_capabilities': capabilities.join(';'),
+    'neutron:mtu': metadata ? String(context.network.mtu) : '',
+  };
+  if (port.status === 'ACTIVE' && port['binding:host_id']) external_ids['neutron:host_id'] = port['binding:host_id'];
+  const lsp: SwitchPortSpec = {
+    name: port.id,
+    type,
+    addresses,
+    port_security: portSecurity,
+    enabled: port.admin_state_up,
+    tag_request: null,
+    parent_name: typeof profile.parent_name === 'string' ? profile.parent_name : null,
+    tag: typeof profile.tag === 'number' ? profile.tag : null,
+    options,
+    external_ids,
+    dhcpv4_options: dhcp4?.ref ?? null,
+    dhcpv6_options: dhcp6?.ref ?? null,
+  };
+  const portGroups = securityGroups.map(portGroupName);
+  if (!trusted && portSecurity.length > 0) portGroups.unshift(DROP_PORT_GROUP);
+  const own = [dhcp4?.own, dhcp6?.own].filter((row): row is DhcpOptionsSpec => row !== undefined);
+  return { port: lsp, dhcpOptions: own, portGroups };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Security groups: Port_Group with one ACL per rule (`create_security_group`, `acl.py`)
+
+export function securityGroupPortGroup(group: SecurityGroupState): PortGroupSpec {
+  const name = portGroupName(group.id);
+  const acls: AclSpec[] = [];
+  const seen = new Set<string>();
+  for (const rule of group.rules) {
+    const spec = acl(name, group.stateful, rule);
+    // Rules that make the same match share one ACL (pg_acl_add with may_exist): the first keeps it.
+    const key = `${spec.direction}|${spec.priority}|${spec.match}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    acls.push(spec);
+  }
+  return { name, external_ids: { 'neutron:security_group_id': group.id }, acls };
+}
+
+/** `neutron_pg_drop`: drops all IP traffic of its members unless a group's ACL allows it. */
+export function dropPortGroup(): PortGroupSpec {
+  const drop = (direction: 'from-lport' | 'to-lport', port: 'inport' | 'outport'): AclSpec => ({
+    direction,
+    priority: DROP_PRIORITY,
+    match: `${port} == @${DROP_PORT_GROUP} && ip`,
+    action: 'drop',
+    log: false,
+    name: null,
+    severity: null,
+    meter: null,
+    external_ids: {},
+  });
+  return { name: DROP_PORT_GROUP, external_ids: {}, acls: [drop('from-lport', 'inport'), drop('to-lport', 'outport')] };
+}
+
+export type { AclSpec, SecurityGroupRuleState };

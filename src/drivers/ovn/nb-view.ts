@@ -1,0 +1,123 @@
+/**
+ * The NB replica as the OVN driver reads it: typed rows of the tables it owns, found by the names
+ * and `external_ids` ML2/OVN uses to recognise its rows. Read-only; writes go through the planner.
+ */
+import type {
+  AclRow,
+  DhcpOptionsRow,
+  LogicalSwitchPortRow,
+  LogicalSwitchRow,
+  PortGroupRow,
+  ReplicaView,
+  NbTables,
+} from './ovsdb/index.js';
+import { DROP_PORT_GROUP } from './mapping.js';
+
+export type { AclRow, DhcpOptionsRow, LogicalSwitchRow, PortGroupRow } from './ovsdb/index.js';
+export type SwitchPortRow = LogicalSwitchPortRow;
+
+/** The NB tables and columns the driver monitors (everything it writes, plus LSP `up`). */
+export const NB_MONITORED = {
+  NB_Global: ['nb_cfg', 'external_ids', 'options'],
+  Logical_Switch: ['name', 'ports', 'external_ids', 'other_config'],
+  Logical_Switch_Port: [
+    'name',
+    'type',
+    'addresses',
+    'port_security',
+    'enabled',
+    'up',
+    'tag_request',
+    'parent_name',
+    'tag',
+    'options',
+    'external_ids',
+    'dhcpv4_options',
+    'dhcpv6_options',
+  ],
+  DHCP_Options: ['cidr', 'options', 'external_ids'],
+  Port_Group: ['name', 'ports', 'acls', 'external_ids'],
+  ACL: ['direction', 'priority', 'match', 'action', 'log', 'name', 'severity', 'meter', 'external_ids'],
+} as const;
+
+export class NbView {
+  constructor(private readonly replica: ReplicaView<NbTables>) {}
+
+  logicalSwitch(name: string): LogicalSwitchRow | undefined {
+    return this.replica.findOne('Logical_Switch', 'name', name);
+  }
+
+  logicalSwitches(): Iterable<LogicalSwitchRow> {
+    return this.replica.table('Logical_Switch').values();
+  }
+
+  switchPort(name: string): SwitchPortRow | undefined {
+    return this.replica.findOne('Logical_Switch_Port', 'name', name);
+  }
+
+  switchPortByUuid(uuid: string): SwitchPortRow | undefined {
+    return this.replica.get('Logical_Switch_Port', uuid);
+  }
+
+  switchPorts(): Iterable<SwitchPortRow> {
+    return this.replica.table('Logical_Switch_Port').values();
+  }
+
+  /** The switch whose `ports` hold this port. */
+  switchOf(portUuid: string): LogicalSwitchRow | undefined {
+    return this.replica.findOne('Logical_Switch', 'ports', portUuid);
+  }
+
+  dhcpOptions(): Iterable<DhcpOptionsRow> {
+    return this.replica.table('DHCP_Options').values();
+  }
+
+  dhcpOptionsByUuid(uuid: string): DhcpOptionsRow | undefined {
+    return this.replica.get('DHCP_Options', uuid);
+  }
+
+  /** The subnet's own row (not a port's). */
+  subnetDhcp(subnetId: string): DhcpOptionsRow | undefined {
+    for (const row of this.dhcpOptions()) {
+      if (row.external_ids.subnet_id === subnetId && row.external_ids.port_id === undefined) return row;
+    }
+    return undefined;
+  }
+
+  /** Rows of a subnet: its own and its ports'. */
+  dhcpOfSubnet(subnetId: string): DhcpOptionsRow[] {
+    return [...this.dhcpOptions()].filter((row) => row.external_ids.subnet_id === subnetId);
+  }
+
+  /** A port's own rows (from its extra DHCP options). */
+  portDhcp(portId: string): DhcpOptionsRow[] {
+    return [...this.dhcpOptions()].filter((row) => row.external_ids.port_id === portId);
+  }
+
+  portGroup(name: string): PortGroupRow | undefined {
+    return this.replica.findOne('Port_Group', 'name', name);
+  }
+
+  portGroups(): Iterable<PortGroupRow> {
+    return this.replica.table('Port_Group').values();
+  }
+
+  /** Groups holding the port: `neutron_pg_drop` and the security groups' `pg_*`. */
+  groupsOfPort(portUuid: string): readonly PortGroupRow[] {
+    return this.replica.findBy('Port_Group', 'ports', portUuid);
+  }
+
+  /** The group whose `acls` hold this ACL. */
+  groupOfAcl(aclUuid: string): PortGroupRow | undefined {
+    return this.replica.findOne('Port_Group', 'acls', aclUuid);
+  }
+
+  acl(uuid: string): AclRow | undefined {
+    return this.replica.get('ACL', uuid);
+  }
+
+  /** Whether a Port_Group is one octonet (or Neutron) manages. */
+  static isNeutronGroup(group: PortGroupRow): boolean {
+    return group.name === DROP_PORT_GROUP || group.external_ids['neutron:security_group_id'] !== undefined;
+  }
+}

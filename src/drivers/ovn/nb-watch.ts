@@ -1,0 +1,142 @@
+/**
+ * Follows the NB monitor for two things:
+ *  - drift: a row octonet owns changed or vanished (by hand, a restarted NB, another writer). The
+ *    resource it belongs to is checked against what was last written and repaired from the
+ *    database at once; a burst too large for one-by-one repair becomes a full pass instead.
+ *  - port status: a port's VIF came up or went down (`Logical_Switch_Port.up`, set by northd
+ *    once a chassis claims the port), which core turns into ACTIVE / DOWN.
+ */
+import type { Logger } from 'pino';
+import type { DriverHost } from '../host.js';
+import { DROP_PORT_GROUP } from './mapping.js';
+import type { OvnMetrics } from './metrics.js';
+import { keyOf, type NbSync, type ResourceKey } from './nb-sync.js';
+import type { LogicalSwitchPortRow, NbTables, PortGroupRow, RowChange } from './ovsdb/index.js';
+
+/** More resources than this to check at once are repaired by one full pass. */
+const FULL_PASS_THRESHOLD = 200;
+
+/** A Neutron port's VIF is up when a chassis bound it and the port is enabled. */
+export function isPortUp(row: Pick<LogicalSwitchPortRow, 'up' | 'enabled'>): boolean {
+  return row.up === true && row.enabled !== false;
+}
+
+export function isNeutronPort(row: Pick<LogicalSwitchPortRow, 'external_ids'>): boolean {
+  return row.external_ids['neutron:port_name'] !== undefined;
+}
+
+export interface NbWatchOptions {
+  readonly sync: NbSync;
+  readonly host: DriverHost;
+  readonly metrics: OvnMetrics;
+  readonly logger: Logger;
+  /** Asks for a full pass (drift too large to repair one resource at a time). */
+  readonly requestFullSync: (trigger: string) => void;
+}
+
+export class NbWatch {
+  private readonly pending = new Set<ResourceKey>();
+  private flushScheduled = false;
+  private paused = false;
+
+  constructor(private readonly options: NbWatchOptions) {}
+
+  /** The NB client's change listener. Never throws; work happens after the current tick. */
+  onChanges(changes: readonly RowChange<NbTables>[]): void {
+    for (const change of changes) {
+      this.reportStatus(change);
+      for (const key of this.keysOf(change)) this.pending.add(key);
+    }
+    this.schedule();
+  }
+
+  /** Holds drift checks (during a full pass, which compares everything anyway). */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled || this.paused || this.pending.size === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.paused) return;
+      const keys = [...this.pending];
+      this.pending.clear();
+      if (keys.length > FULL_PASS_THRESHOLD) return this.options.requestFullSync('drift');
+      for (const key of keys) {
+        this.options.sync
+          .checkDrift(key)
+          .catch((error: unknown) =>
+            this.options.logger.warn({ err: error, resource: key }, 'OVN repair failed; the next full pass retries'),
+          );
+      }
+    });
+  }
+
+  private reportStatus(change: RowChange<NbTables>): void {
+    if (change.table !== 'Logical_Switch_Port' || change.kind === 'delete') return;
+    const row = change.row!;
+    if (!isNeutronPort(row) || (row.type !== '' && row.type !== 'virtual')) return;
+    const up = isPortUp(row);
+    const before = change.old
+      ? isPortUp({ ...(change.old as LogicalSwitchPortRow), ...pickDefined(row, change.old) })
+      : false;
+    if (up === before) return;
+    this.options.metrics.portStatusChanges.inc({ status: up ? 'up' : 'down' });
+    this.options.host
+      .reportPortUp(row.name, up)
+      .catch((error: unknown) => this.options.logger.warn({ err: error, port: row.name }, 'port status update failed'));
+  }
+
+  /** Which resources a changed NB row belongs to. */
+  private keysOf(change: RowChange<NbTables>): ResourceKey[] {
+    const nb = this.options.sync.nbView;
+    switch (change.table) {
+      case 'Logical_Switch': {
+        const row = (change.row ?? change.old)!;
+        return row.name.startsWith('neutron-') ? [keyOf('network', row.name.slice('neutron-'.length))] : [];
+      }
+      case 'Logical_Switch_Port': {
+        const row = (change.row ?? change.old)!;
+        if (isNeutronPort(row)) return [keyOf('port', row.name)];
+        if (row.name.startsWith('provnet-') && change.row) {
+          const owner = nb.switchOf(change.uuid);
+          if (owner?.name.startsWith('neutron-')) return [keyOf('network', owner.name.slice('neutron-'.length))];
+        }
+        return [];
+      }
+      case 'DHCP_Options': {
+        const ids = (change.row ?? change.old)!.external_ids;
+        if (ids.port_id) return [keyOf('port', ids.port_id)];
+        return ids.subnet_id ? [keyOf('subnet', ids.subnet_id)] : [];
+      }
+      case 'Port_Group':
+        return groupKeys((change.row ?? change.old)!);
+      case 'ACL': {
+        const group = nb.groupOfAcl(change.uuid);
+        return group ? groupKeys(group) : [];
+      }
+      default:
+        return [];
+    }
+  }
+}
+
+function groupKeys(group: PortGroupRow): ResourceKey[] {
+  if (group.name === DROP_PORT_GROUP) return ['drop'];
+  const id = group.external_ids['neutron:security_group_id'];
+  return id ? [keyOf('security_group', id)] : [];
+}
+
+/** `old` of a modify holds only the changed columns in some replicas; complete it from `row`. */
+function pickDefined(row: object, old: object): object {
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(row)) if (!(key in old)) result[key] = (row as Record<string, unknown>)[key];
+  return result;
+}
