@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
-import { useOvnCentral } from '../fixtures/ovn-central.js';
+import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
 
 for (const backend of BACKENDS) {
   describe(`OVN agents and binding (${backend})`, () => {
@@ -45,7 +45,11 @@ for (const backend of BACKENDS) {
     };
 
     it('lists each chassis as an OVN Controller (Gateway) agent, as ML2/OVN shows them', async () => {
-      const list = await agents();
+      const list = await eventually(async () => {
+        const found = await agents();
+        assert.equal(found.length, 2);
+        return found;
+      });
       const compute = list.find((a) => a.id === 'compute1');
       assert.deepEqual(Object.keys(compute).sort(), [
         'admin_state_up',
@@ -105,7 +109,8 @@ for (const backend of BACKENDS) {
       assert.equal((await bind('nowhere'))['binding:vif_type'], 'binding_failed');
       // compute1 stops answering: far behind on nb_cfg and silent for longer than agent_down_time.
       ovn.sbctl('set', 'Chassis_Private', 'compute1', `nb_cfg=${nbCfg() - 5}`, 'nb_cfg_timestamp=0');
-      assert.equal((await agents()).find((a) => a.id === 'compute1').alive, false);
+      // octonet sees the SB change through its monitor, a moment after ovn-sbctl returns.
+      await eventually(async () => assert.equal((await agents()).find((a) => a.id === 'compute1').alive, false));
       assert.equal((await bind('compute1'))['binding:vif_type'], 'binding_failed');
     });
 

@@ -9,7 +9,8 @@
  * back, and a drift is recognised the moment it shows.
  */
 import type { Logger } from 'pino';
-import type { NetworkState, PortState, ResourceReader, Snapshot, SubnetState } from '../host.js';
+import type { NetworkState, PortState, ResourceReader, SubnetState } from '../host.js';
+import { fullSync } from './full-sync.js';
 import { KeyedQueue } from './keyed-queue.js';
 import {
   DROP_PORT_GROUP,
@@ -52,9 +53,6 @@ function parseKey(key: ResourceKey): { kind: ResourceKind | 'drop'; id: string }
   const i = key.indexOf(':');
   return { kind: key.slice(0, i) as ResourceKind, id: key.slice(i + 1) };
 }
-
-/** Operations per NB transaction during a full pass: large enough to be quick, small enough to stay snappy. */
-const BATCH_OPERATIONS = 2000;
 
 export interface FullSyncReport {
   readonly created: number;
@@ -128,15 +126,22 @@ export class NbSync {
   }
 
   /** Plans, remembers the plan as the resource's drift check, writes what it found. */
-  private async apply(key: ResourceKey, plan: () => Plan, extra: Operation[] = []): Promise<Outcome> {
+  private async apply(key: ResourceKey, plan: () => Plan): Promise<Outcome> {
     const first = plan();
     this.checks.set(key, plan);
-    await this.transact([...first.ops, ...extra]);
-    return first.outcome === 'unchanged' && extra.length > 0 ? 'deleted' : first.outcome;
+    await this.transact(first.ops);
+    return first.outcome;
   }
 
-  private forget(key: ResourceKey): void {
+  /**
+   * Removes a resource the database no longer has. Its drift check goes too, so the map does not
+   * grow with every resource ever deleted; a row reappearing under its name is still recognised
+   * (no check means: reconcile from the database, which removes it again).
+   */
+  private async remove(key: ResourceKey, plan: Plan): Promise<Outcome> {
     this.checks.delete(key);
+    await this.transact(plan.ops);
+    return plan.outcome;
   }
 
   async transact(ops: readonly Operation[]): Promise<void> {
@@ -155,25 +160,21 @@ export class NbSync {
   // -------------------------------------------------------------------------------------------
   // Desired state, shared by the per-resource and the full passes
 
-  private desiredNetwork(network: NetworkState) {
+  desiredNetwork(network: NetworkState) {
     return {
       logicalSwitch: logicalSwitch(network, this.options.mapping),
       localnets: localnetPorts(network, this.options.mapping),
     };
   }
 
-  private desiredSubnet(subnet: SubnetState, network: NetworkState, metadataIp: string | undefined): DhcpOptionsSpec {
+  desiredSubnet(subnet: SubnetState, network: NetworkState, metadataIp: string | undefined): DhcpOptionsSpec {
     const existing = this.nbView.subnetDhcp(subnet.id)?.options;
     const serverMac =
       (subnet.ip_version === 4 ? existing?.server_mac : existing?.server_id) ?? this.options.randomMac();
     return subnetDhcpOptions(subnet, network, metadataIp, serverMac, this.options.mapping);
   }
 
-  private portPlan(
-    port: PortState,
-    network: Pick<NetworkState, 'id' | 'mtu'>,
-    subnets: ReadonlyMap<string, SubnetState>,
-  ) {
+  portPlan(port: PortState, network: Pick<NetworkState, 'id' | 'mtu'>, subnets: ReadonlyMap<string, SubnetState>) {
     const nb = this.nbView;
     const rows = switchPortRows(port, {
       network,
@@ -192,8 +193,12 @@ export class NbSync {
     const network = await this.options.reader.network(id);
     const name = logicalSwitchName(id);
     if (!network) {
-      this.forget(key);
-      return this.apply(key, () => planNetwork(this.nbView, name, undefined), planNetworkDhcpCleanup(this.nbView, id));
+      const plan = planNetwork(this.nbView, name, undefined);
+      const cleanup = planNetworkDhcpCleanup(this.nbView, id);
+      return this.remove(key, {
+        ops: [...plan.ops, ...cleanup],
+        outcome: cleanup.length > 0 ? 'deleted' : plan.outcome,
+      });
     }
     const desired = this.desiredNetwork(network);
     return this.apply(key, () => planNetwork(this.nbView, name, desired));
@@ -203,10 +208,7 @@ export class NbSync {
     const key = keyOf('subnet', id);
     const { reader } = this.options;
     const subnet = await reader.subnet(id);
-    if (!subnet) {
-      this.forget(key);
-      return this.apply(key, () => planSubnetDhcp(this.nbView, id, undefined));
-    }
+    if (!subnet) return this.remove(key, planSubnetDhcp(this.nbView, id, undefined));
     const network = await reader.network(subnet.network_id);
     let desired: DhcpOptionsSpec | undefined;
     if (network && subnetHasDhcpOptions(subnet)) {
@@ -232,10 +234,11 @@ export class NbSync {
     const key = keyOf('port', id);
     const { reader } = this.options;
     const port = await reader.port(id);
-    if (!port || isIgnoredPort(port)) {
-      this.forget(key);
-      return this.apply(key, () => planPort(this.nbView, id, '', undefined, () => undefined));
-    }
+    if (!port || isIgnoredPort(port))
+      return this.remove(
+        key,
+        planPort(this.nbView, id, '', undefined, () => undefined),
+      );
     // What the port's row points at must exist first: its switch, its subnets' DHCP rows, its groups.
     if (!this.nbView.logicalSwitch(logicalSwitchName(port.network_id)))
       await this.reconcile(keyOf('network', port.network_id));
@@ -263,10 +266,7 @@ export class NbSync {
     const key = keyOf('security_group', id);
     const group = await this.options.reader.securityGroup(id);
     const name = portGroupName(id);
-    if (!group) {
-      this.forget(key);
-      return this.apply(key, () => planPortGroup(this.nbView, name, undefined, undefined));
-    }
+    if (!group) return this.remove(key, planPortGroup(this.nbView, name, undefined, undefined));
     const desired = securityGroupPortGroup(group);
     const members = this.nbView.portGroup(name) ? undefined : await this.options.reader.portIdsOfSecurityGroup(id);
     return this.createThenKeep(key, (ids) => planPortGroup(this.nbView, name, desired, ids), members);
@@ -301,150 +301,17 @@ export class NbSync {
     return first.outcome;
   }
 
-  private lspUuids(portIds: readonly string[]): string[] {
+  lspUuids(portIds: readonly string[]): string[] {
     return portIds.map((id) => this.nbView.switchPort(id)?._uuid).filter((uuid): uuid is string => !!uuid);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Everything
-
-  /** Compares the whole database with the NB and writes every difference, in dependency order. */
-  async fullSync(): Promise<FullSyncReport> {
-    const started = process.hrtime.bigint();
-    const snapshot = await this.options.reader.snapshot();
-    const nb = this.nbView;
-    const counts: Record<Outcome, number> = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
-    const batch = new Batch(this, counts, (key, plan) => this.checks.set(key, plan));
-
-    // 1. Switches (with localnet ports) and groups (membership comes last, once every LSP exists).
-    await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), undefined));
-    const networks = new Map(snapshot.networks.map((n) => [n.id, n]));
-    for (const network of snapshot.networks) {
-      const desired = this.desiredNetwork(network);
-      const name = logicalSwitchName(network.id);
-      await batch.add(keyOf('network', network.id), () => planNetwork(nb, name, desired));
-    }
-    for (const row of [...nb.logicalSwitches()]) {
-      const id = row.name.startsWith('neutron-') ? row.name.slice('neutron-'.length) : undefined;
-      if (id && !networks.has(id))
-        await batch.add(
-          keyOf('network', id),
-          () => planNetwork(nb, row.name, undefined),
-          planNetworkDhcpCleanup(nb, id),
-        );
-    }
-    const groups = new Map(snapshot.securityGroups.map((g) => [g.id, g]));
-    for (const group of snapshot.securityGroups) {
-      const desired = securityGroupPortGroup(group);
-      await batch.add(keyOf('security_group', group.id), () =>
-        planPortGroup(nb, portGroupName(group.id), desired, undefined),
-      );
-    }
-    for (const row of [...nb.portGroups()]) {
-      const id = row.external_ids['neutron:security_group_id'];
-      if (id && !groups.has(id))
-        await batch.add(keyOf('security_group', id), () => planPortGroup(nb, row.name, undefined, undefined));
-    }
-    await batch.flush();
-
-    // 2. Subnets' DHCP rows.
-    const subnets = new Map(snapshot.subnets.map((s) => [s.id, s]));
-    const metadataIps = metadataAddresses(snapshot);
-    for (const subnet of snapshot.subnets) {
-      const network = networks.get(subnet.network_id);
-      const desired =
-        network && subnetHasDhcpOptions(subnet)
-          ? this.desiredSubnet(subnet, network, metadataIps.get(subnet.id))
-          : undefined;
-      await batch.add(keyOf('subnet', subnet.id), () => planSubnetDhcp(nb, subnet.id, desired));
-    }
-    for (const row of [...nb.dhcpOptions()]) {
-      const id = row.external_ids.subnet_id;
-      if (id && !subnets.has(id)) await batch.add(keyOf('subnet', id), () => planSubnetDhcp(nb, id, undefined));
-    }
-    await batch.flush();
-
-    // 3. Ports.
-    const ports = new Set<string>();
-    for (const port of snapshot.ports) {
-      if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
-      ports.add(port.id);
-      const network = networks.get(port.network_id)!;
-      await batch.add(keyOf('port', port.id), this.portPlan(port, network, subnets));
-    }
-    for (const row of [...nb.switchPorts()]) {
-      if (row.external_ids['neutron:port_name'] !== undefined && !ports.has(row.name)) {
-        await batch.add(keyOf('port', row.name), () => planPort(nb, row.name, '', undefined, () => undefined));
-      }
-    }
-    await batch.flush();
-
-    // 4. Group membership, compared here only: the groups' drift checks (from step 1) leave it to the ports.
-    const guarded = snapshot.ports.filter((p) => !isTrustedPort(p) && p.port_security_enabled && ports.has(p.id));
-    const dropMembers = this.lspUuids(guarded.map((p) => p.id));
-    await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), dropMembers), [], false);
-    const membersOf = groupMembers(snapshot, ports);
-    for (const group of snapshot.securityGroups) {
-      const desired = securityGroupPortGroup(group);
-      const members = this.lspUuids(membersOf.get(group.id) ?? []);
-      const name = portGroupName(group.id);
-      await batch.add(keyOf('security_group', group.id), () => planPortGroup(nb, name, desired, members), [], false);
-    }
-    await batch.flush();
-
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.options.metrics.lastFullSyncSeconds.set(seconds);
-    return { ...counts, seconds };
-  }
-}
-
-/** Each subnet's metadata port address. */
-function metadataAddresses(snapshot: Snapshot): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const port of snapshot.ports) {
-    if (!isMetadataPort(port)) continue;
-    for (const ip of port.fixed_ips) result.set(ip.subnet_id, ip.ip_address);
-  }
-  return result;
-}
-
-/** Security group id → ids of its (untrusted) member ports. */
-function groupMembers(snapshot: Snapshot, ports: ReadonlySet<string>): Map<string, string[]> {
-  const result = new Map<string, string[]>();
-  for (const port of snapshot.ports) {
-    if (isTrustedPort(port) || !ports.has(port.id)) continue;
-    for (const group of port.security_groups) {
-      const list = result.get(group);
-      if (list) list.push(port.id);
-      else result.set(group, [port.id]);
-    }
-  }
-  return result;
-}
-
-/** Collects plans into transactions of about `BATCH_OPERATIONS` operations. */
-class Batch {
-  private ops: Operation[] = [];
-
-  constructor(
-    private readonly sync: NbSync,
-    private readonly counts: Record<Outcome, number>,
-    /** Keeps each plan as its resource's drift check, as the per-resource path does. */
-    private readonly remember: (key: ResourceKey, plan: () => Plan) => void,
-  ) {}
-
-  /** Adds a plan's operations; `remember` false keeps the resource's existing drift check. */
-  async add(key: ResourceKey, plan: () => Plan, extra: Operation[] = [], remember = true): Promise<void> {
-    const { ops, outcome } = plan();
-    this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
-    if (remember) this.remember(key, plan);
-    this.ops.push(...ops, ...extra);
-    if (this.ops.length >= BATCH_OPERATIONS) await this.flush();
+  /** Compares the whole database with the NB and writes every difference (see full-sync.ts). */
+  fullSync(): Promise<FullSyncReport> {
+    return fullSync(this, this.options);
   }
 
-  async flush(): Promise<void> {
-    const ops = this.ops;
-    this.ops = [];
-    await this.sync.transact(ops);
+  /** Keeps `plan` as the resource's drift check (the full pass shares the per-resource checks). */
+  remember(key: ResourceKey, plan: () => Plan): void {
+    this.checks.set(key, plan);
   }
 }

@@ -1,0 +1,196 @@
+/**
+ * The full pass: the whole database against the whole NB, in dependency order (switches and
+ * groups, then subnets' DHCP rows, then ports, then group membership), writing every difference in
+ * large transactions and removing the rows of resources the database no longer has. Runs at start,
+ * after every NB reconnect, periodically, and when drift is too large to repair one by one.
+ */
+import type { Logger } from 'pino';
+import type { Snapshot } from '../host.js';
+import {
+  DROP_PORT_GROUP,
+  dropPortGroup,
+  isIgnoredPort,
+  isMetadataPort,
+  isTrustedPort,
+  logicalSwitchName,
+  portGroupName,
+  securityGroupPortGroup,
+  subnetHasDhcpOptions,
+} from './mapping.js';
+import { keyOf, type FullSyncReport, type NbSync, type NbSyncOptions, type ResourceKey } from './nb-sync.js';
+import { OvsdbTransactionError, type Operation } from './ovsdb/index.js';
+import {
+  planNetwork,
+  planNetworkDhcpCleanup,
+  planPort,
+  planPortGroup,
+  planSubnetDhcp,
+  type Outcome,
+  type Plan,
+} from './planner.js';
+
+/** Operations per NB transaction: large enough to be quick, small enough to stay snappy. */
+const BATCH_OPERATIONS = 2000;
+
+export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<FullSyncReport> {
+  const started = process.hrtime.bigint();
+  const snapshot = await options.reader.snapshot();
+  const nb = sync.nbView;
+  const counts: Record<Outcome, number> = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
+  const batch = new Batch(sync, counts, options.logger);
+
+  // 1. Switches (with localnet ports) and groups (membership comes last, once every LSP exists).
+  await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), undefined));
+  const networks = new Map(snapshot.networks.map((n) => [n.id, n]));
+  for (const network of snapshot.networks) {
+    const desired = sync.desiredNetwork(network);
+    const name = logicalSwitchName(network.id);
+    await batch.add(keyOf('network', network.id), () => planNetwork(nb, name, desired));
+  }
+  for (const row of [...nb.logicalSwitches()]) {
+    const id = row.name.startsWith('neutron-') ? row.name.slice('neutron-'.length) : undefined;
+    if (id && !networks.has(id))
+      await batch.add(
+        keyOf('network', id),
+        () => planNetwork(nb, row.name, undefined),
+        planNetworkDhcpCleanup(nb, id),
+        false,
+      );
+  }
+  const groups = new Map(snapshot.securityGroups.map((g) => [g.id, g]));
+  for (const group of snapshot.securityGroups) {
+    const desired = securityGroupPortGroup(group);
+    await batch.add(keyOf('security_group', group.id), () =>
+      planPortGroup(nb, portGroupName(group.id), desired, undefined),
+    );
+  }
+  for (const row of [...nb.portGroups()]) {
+    const id = row.external_ids['neutron:security_group_id'];
+    if (id && !groups.has(id))
+      await batch.add(keyOf('security_group', id), () => planPortGroup(nb, row.name, undefined, undefined), [], false);
+  }
+  await batch.flush();
+
+  // 2. Subnets' DHCP rows.
+  const subnets = new Map(snapshot.subnets.map((s) => [s.id, s]));
+  const metadataIps = metadataAddresses(snapshot);
+  for (const subnet of snapshot.subnets) {
+    const network = networks.get(subnet.network_id);
+    const desired =
+      network && subnetHasDhcpOptions(subnet)
+        ? sync.desiredSubnet(subnet, network, metadataIps.get(subnet.id))
+        : undefined;
+    await batch.add(keyOf('subnet', subnet.id), () => planSubnetDhcp(nb, subnet.id, desired));
+  }
+  for (const row of [...nb.dhcpOptions()]) {
+    const id = row.external_ids.subnet_id;
+    if (id && !subnets.has(id))
+      await batch.add(keyOf('subnet', id), () => planSubnetDhcp(nb, id, undefined), [], false);
+  }
+  await batch.flush();
+
+  // 3. Ports.
+  const ports = new Set<string>();
+  for (const port of snapshot.ports) {
+    if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
+    ports.add(port.id);
+    const network = networks.get(port.network_id)!;
+    await batch.add(keyOf('port', port.id), sync.portPlan(port, network, subnets));
+  }
+  for (const row of [...nb.switchPorts()]) {
+    if (row.external_ids['neutron:port_name'] !== undefined && !ports.has(row.name)) {
+      await batch.add(keyOf('port', row.name), () => planPort(nb, row.name, '', undefined, () => undefined), [], false);
+    }
+  }
+  await batch.flush();
+
+  // 4. Group membership, compared here only: the groups' drift checks (from step 1) leave it to the ports.
+  const guarded = snapshot.ports.filter((p) => !isTrustedPort(p) && p.port_security_enabled && ports.has(p.id));
+  const dropMembers = sync.lspUuids(guarded.map((p) => p.id));
+  await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), dropMembers), [], false);
+  const membersOf = groupMembers(snapshot, ports);
+  for (const group of snapshot.securityGroups) {
+    const desired = securityGroupPortGroup(group);
+    const members = sync.lspUuids(membersOf.get(group.id) ?? []);
+    const name = portGroupName(group.id);
+    await batch.add(keyOf('security_group', group.id), () => planPortGroup(nb, name, desired, members), [], false);
+  }
+  await batch.flush();
+
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  options.metrics.lastFullSyncSeconds.set(seconds);
+  return { ...counts, seconds };
+}
+
+/** Each subnet's metadata port address. */
+function metadataAddresses(snapshot: Snapshot): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const port of snapshot.ports) {
+    if (!isMetadataPort(port)) continue;
+    for (const ip of port.fixed_ips) result.set(ip.subnet_id, ip.ip_address);
+  }
+  return result;
+}
+
+/** Security group id → ids of its (untrusted) member ports. */
+function groupMembers(snapshot: Snapshot, ports: ReadonlySet<string>): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  for (const port of snapshot.ports) {
+    if (isTrustedPort(port) || !ports.has(port.id)) continue;
+    for (const group of port.security_groups) {
+      const list = result.get(group);
+      if (list) list.push(port.id);
+      else result.set(group, [port.id]);
+    }
+  }
+  return result;
+}
+
+/**
+ * Collects plans into transactions of about `BATCH_OPERATIONS` operations. When a batch fails,
+ * its resources are written one by one, so one resource the NB refuses (say, a hand-made row in
+ * the way of a unique name) does not hold back all the others; the refused ones are logged.
+ */
+class Batch {
+  private pending: { key: ResourceKey; ops: Operation[] }[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly sync: NbSync,
+    private readonly counts: Record<Outcome, number>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds a plan's operations; `remember` false keeps the resource's existing drift check. */
+  async add(key: ResourceKey, plan: () => Plan, extra: Operation[] = [], remember = true): Promise<void> {
+    const { ops, outcome } = plan();
+    this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
+    if (remember) this.sync.remember(key, plan);
+    if (ops.length + extra.length === 0) return;
+    this.pending.push({ key, ops: [...ops, ...extra] });
+    this.size += ops.length + extra.length;
+    if (this.size >= BATCH_OPERATIONS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    this.size = 0;
+    try {
+      await this.sync.transact(pending.flatMap((p) => p.ops));
+    } catch (error) {
+      if (!(error instanceof OvsdbTransactionError) || pending.length === 1) throw error;
+      for (const { key, ops } of pending) {
+        try {
+          await this.sync.transact(ops);
+        } catch (single) {
+          if (!(single instanceof OvsdbTransactionError)) throw single;
+          this.logger.error(
+            { err: single, resource: key },
+            "the NB refused this resource's rows; left for the next pass",
+          );
+        }
+      }
+    }
+  }
+}
