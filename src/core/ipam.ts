@@ -203,27 +203,40 @@ function nthPoolAddress(subnet: IpamSubnet, n: bigint): bigint {
 
 /**
  * A free address of the subnet's pools, or null when they are full. Random guesses first (a point
- * lookup each); if they all hit, the allocated set is read and the choice made among the first
- * free addresses, as Neutron's IPAM does. `lowest` takes the first free address instead.
+ * lookup each): among the first FREE_WINDOW addresses, then, on a subnet that dense, among the
+ * FREE_WINDOW addresses after its `allocatedCount()` lowest ones, where its first free addresses
+ * almost always are (Neutron's window slides as the pools fill from the bottom). Only when those
+ * all hit is the allocated set read and the choice made among the first free addresses, as
+ * Neutron's IPAM does. `lowest` takes the first free address instead.
  */
 export async function chooseFreeAddress(
   subnet: IpamSubnet,
   isTaken: (ip: string) => Promise<boolean>,
   allocated: () => Promise<ReadonlySet<string>>,
   lowest = false,
+  allocatedCount?: () => Promise<number>,
 ): Promise<string | null> {
   const size = poolSize(subnet);
   if (size === 0n) return null;
+  const gateway = subnet.gateway === null ? null : formatIp(subnet.version, subnet.gateway);
   const probes = !lowest && size > BigInt(RANDOM_PROBES * 4) ? RANDOM_PROBES : 0;
-  // Guesses stay among the first FREE_WINDOW addresses: Neutron never hands out one beyond its window.
   const span = size < BigInt(FREE_WINDOW) ? size : BigInt(FREE_WINDOW);
-  for (let i = 0; i < probes; i++) {
-    const candidate = formatIp(subnet.version, nthPoolAddress(subnet, randomBigInt(span)));
-    if (subnet.gateway !== null && candidate === formatIp(subnet.version, subnet.gateway)) continue;
-    if (!(await isTaken(candidate))) return candidate;
+  const probe = async (base: bigint): Promise<string | null> => {
+    for (let i = 0; i < probes; i++) {
+      const candidate = formatIp(subnet.version, nthPoolAddress(subnet, base + randomBigInt(span)));
+      if (candidate !== gateway && !(await isTaken(candidate))) return candidate;
+    }
+    return null;
+  };
+  const early = await probe(0n);
+  if (early !== null) return early;
+  if (probes > 0 && allocatedCount && size > span * 2n) {
+    const count = BigInt(await allocatedCount());
+    const base = count + span <= size ? count : size - span;
+    const later = base >= span ? await probe(base) : null;
+    if (later !== null) return later;
   }
   const taken = await allocated();
-  const gateway = subnet.gateway === null ? null : formatIp(subnet.version, subnet.gateway);
   const free: string[] = [];
   const window = lowest ? 1 : FREE_WINDOW;
   for (const pool of subnet.pools) {

@@ -100,6 +100,15 @@ export async function allocationHolder(db: Db, networkId: string, ip: string): P
   return row?.port_id;
 }
 
+export async function countAllocatedOnSubnet(db: Db, subnetId: string): Promise<number> {
+  const row = await db
+    .selectFrom('ip_allocations')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('subnet_id', '=', subnetId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export async function allocatedOnSubnet(db: Db, subnetId: string): Promise<Set<string>> {
   const rows = await db.selectFrom('ip_allocations').select('ip_address').where('subnet_id', '=', subnetId).execute();
   return new Set(rows.map((r) => r.ip_address));

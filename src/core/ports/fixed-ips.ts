@@ -41,6 +41,8 @@ export interface Allocation {
 export interface AddressBook {
   isTaken(ip: string): Promise<boolean>;
   allocatedOnSubnet(subnetId: string): Promise<ReadonlySet<string>>;
+  /** How many addresses of the subnet are allocated (cheaper than reading them). */
+  countAllocated(subnetId: string): Promise<number>;
   /** The network of a subnet that is not on this port's network (for the error message), if it exists. */
   networkOfSubnet(subnetId: string): Promise<string | undefined>;
 }
@@ -167,6 +169,7 @@ async function chooseAmong(
       async (candidate) => claimed.has(candidate) || (await book.isTaken(candidate)),
       async () => new Set([...(await book.allocatedOnSubnet(subnet.id)), ...claimed]),
       LOWEST_ADDRESS_OWNERS.includes(port.deviceOwner),
+      async () => (await book.countAllocated(subnet.id)) + claimed.size,
     );
     if (ip !== null) return ip;
   }

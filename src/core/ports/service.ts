@@ -38,7 +38,7 @@ import {
   type PortRecord,
 } from '../../store/ports.js';
 import { toBool, type PortTable } from '../../store/schema.js';
-import { allocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
+import { allocatedOnSubnet, countAllocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
 import { createPortSpec } from './attributes.js';
 import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
 import {
@@ -166,6 +166,7 @@ export class PortService implements ResourceService {
     return {
       isTaken: (ip) => addressTaken(tx, networkId, ip),
       allocatedOnSubnet: (subnetId) => allocatedOnSubnet(tx, subnetId),
+      countAllocated: (subnetId) => countAllocatedOnSubnet(tx, subnetId),
       networkOfSubnet: async (subnetId) => (await getSubnetRow(tx, subnetId))?.network_id,
     };
   }

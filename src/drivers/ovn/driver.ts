@@ -145,7 +145,7 @@ export class OvnMechanismDriver implements MechanismDriver {
     // The API may open while OVN is still away: writes then wait in the database for the pass
     // that follows the first connection.
     const connected = Promise.all([this.nb.start(), this.sb.start()]).then(() => true);
-    const waited = await Promise.race([connected, sleep(this.options.ovn.startup_wait * 1000).then(() => false)]);
+    const waited = await Promise.race([connected, sleep(this.options.ovn.startup_wait * 1000, false, { ref: false })]);
     if (waited) await this.fullSyncRunning;
     else
       logger.warn(

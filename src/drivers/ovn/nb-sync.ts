@@ -104,6 +104,12 @@ export class NbSync {
     });
   }
 
+  /** Whether the NB holds exactly what was last written for the resource (a cheap, read-only check). */
+  isInSync(key: ResourceKey): boolean {
+    const check = this.checks.get(key);
+    return check !== undefined && check().ops.length === 0;
+  }
+
   /** Resolves when no reconcile is queued or running. */
   idle(): Promise<void> {
     return this.queue.idle();

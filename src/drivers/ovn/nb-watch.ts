@@ -13,7 +13,7 @@ import type { OvnMetrics } from './metrics.js';
 import { keyOf, type NbSync, type ResourceKey } from './nb-sync.js';
 import type { LogicalSwitchPortRow, NbTables, PortGroupRow, RowChange } from './ovsdb/index.js';
 
-/** More resources than this to check at once are repaired by one full pass. */
+/** More resources than this out of line at once are repaired by one full pass. */
 const FULL_PASS_THRESHOLD = 200;
 
 /** A Neutron port's VIF is up when a chassis bound it and the port is enabled. */
@@ -66,7 +66,9 @@ export class NbWatch {
     setImmediate(() => {
       this.flushScheduled = false;
       if (this.paused) return;
-      const keys = [...this.pending];
+      // Most changes are our own writes echoing back, or columns we do not own (`up`): those
+      // resources still match what was written and cost nothing more here.
+      const keys = [...this.pending].filter((key) => !this.options.sync.isInSync(key));
       this.pending.clear();
       if (keys.length > FULL_PASS_THRESHOLD) return this.options.requestFullSync('drift');
       for (const key of keys) {
