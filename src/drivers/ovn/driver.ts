@@ -277,8 +277,9 @@ export class OvnMechanismDriver implements MechanismDriver {
         return;
       }
       case 'port': {
-        await this.reconcile(keyOf('port', id));
         const port = current as unknown as PortState;
+        if (operation === 'delete') await this.reconcile(keyOf('port', id));
+        else await this.sync.reconcilePortFrom(port);
         if (isMetadataPort(port)) {
           const subnets = new Set(
             [...port.fixed_ips, ...((original?.fixed_ips as PortState['fixed_ips']) ?? [])].map((ip) => ip.subnet_id),

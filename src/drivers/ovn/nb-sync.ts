@@ -76,6 +76,14 @@ export class NbSync {
   private readonly queue = new KeyedQueue();
   /** Per resource: the plan that would bring the NB back to what we last wrote for it. */
   private readonly checks = new Map<ResourceKey, () => Plan>();
+  /** Ports as the write that changed them returned them, so their reconcile need not read them back. */
+  private readonly portHints = new Map<string, PortState>();
+  /**
+   * Subnets as ports need them (CIDR, IP version, DHCP flag): read once, dropped whenever the
+   * subnet itself is reconciled. What can change (the DHCP flag) only decides whether a port waits
+   * for its subnet's row; the row itself is always taken from the NB.
+   */
+  private readonly subnetCache = new Map<string, SubnetState>();
 
   constructor(private readonly options: NbSyncOptions) {
     this.nbView = new NbView(options.nb.replica);
@@ -84,6 +92,17 @@ export class NbSync {
   /** Reconciles one resource from the database (serialised per resource). */
   reconcile(key: ResourceKey): Promise<Outcome> {
     return this.queue.run(key, () => this.reconcileNow(key));
+  }
+
+  /**
+   * Reconciles a port from the view its create or update returned (the write path: one database
+   * read fewer). Of two views the later revision is kept; an older one that still runs later is
+   * refused by the planner, which never moves the NB back to an older revision.
+   */
+  reconcilePortFrom(port: PortState): Promise<Outcome> {
+    const held = this.portHints.get(port.id);
+    if (!held || held.revision_number <= port.revision_number) this.portHints.set(port.id, port);
+    return this.reconcile(keyOf('port', port.id));
   }
 
   /**
@@ -134,7 +153,7 @@ export class NbSync {
   /** Plans, remembers the plan as the resource's drift check, writes what it found. */
   private async apply(key: ResourceKey, plan: () => Plan): Promise<Outcome> {
     const first = plan();
-    this.checks.set(key, plan);
+    if (!first.superseded) this.checks.set(key, plan);
     await this.transact(first.ops);
     return first.outcome;
   }
@@ -210,8 +229,16 @@ export class NbSync {
     return this.apply(key, () => planNetwork(this.nbView, name, desired));
   }
 
+  private async subnetsOf(port: PortState): Promise<Map<string, SubnetState>> {
+    const ids = [...new Set(port.fixed_ips.map((ip) => ip.subnet_id))];
+    const missing = ids.filter((id) => !this.subnetCache.has(id));
+    for (const subnet of await this.options.reader.subnets(missing)) this.subnetCache.set(subnet.id, subnet);
+    return new Map(ids.flatMap((id) => (this.subnetCache.has(id) ? [[id, this.subnetCache.get(id)!]] : [])));
+  }
+
   private async reconcileSubnet(id: string): Promise<Outcome> {
     const key = keyOf('subnet', id);
+    this.subnetCache.delete(id);
     const { reader } = this.options;
     const subnet = await reader.subnet(id);
     if (!subnet) return this.remove(key, planSubnetDhcp(this.nbView, id, undefined));
@@ -239,7 +266,9 @@ export class NbSync {
   private async reconcilePort(id: string): Promise<Outcome> {
     const key = keyOf('port', id);
     const { reader } = this.options;
-    const port = await reader.port(id);
+    const hinted = this.portHints.get(id);
+    this.portHints.delete(id);
+    const port = hinted ?? (await reader.port(id));
     if (!port || isIgnoredPort(port))
       return this.remove(
         key,
@@ -248,7 +277,7 @@ export class NbSync {
     // What the port's row points at must exist first: its switch, its subnets' DHCP rows, its groups.
     if (!this.nbView.logicalSwitch(logicalSwitchName(port.network_id)))
       await this.reconcile(keyOf('network', port.network_id));
-    const subnets = new Map((await reader.subnets(port.fixed_ips.map((ip) => ip.subnet_id))).map((s) => [s.id, s]));
+    const subnets = await this.subnetsOf(port);
     for (const subnet of subnets.values()) {
       if (subnetHasDhcpOptions(subnet) && !this.nbView.subnetDhcp(subnet.id))
         await this.reconcile(keyOf('subnet', subnet.id));

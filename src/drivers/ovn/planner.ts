@@ -17,9 +17,12 @@ export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted';
 export interface Plan {
   readonly ops: Operation[];
   readonly outcome: Outcome;
+  /** The NB already holds a later revision than the one planned from: nothing written, nothing to remember. */
+  readonly superseded?: boolean;
 }
 
 const NOTHING: Plan = { ops: [], outcome: 'unchanged' };
+const SUPERSEDED: Plan = { ops: [], outcome: 'unchanged', superseded: true };
 
 /** A uuid-name from a prefix and an id (uuid-names are identifiers). */
 const uuidName = (prefix: string, id: string): string => `${prefix}_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
@@ -73,7 +76,7 @@ export function planNetwork(
     });
     return { ops, outcome: 'created' };
   }
-  if (isNewerInNb(actual.external_ids, logicalSwitch.external_ids)) return NOTHING;
+  if (isNewerInNb(actual.external_ids, logicalSwitch.external_ids)) return SUPERSEDED;
   const ops: Operation[] = [];
   const changed = changedColumns(logicalSwitch, actual);
   if (Object.keys(changed).length > 0)
@@ -116,7 +119,7 @@ export function planSubnetDhcp(nb: NbView, subnetId: string, desired: DhcpOption
     return ops.length > 0 ? { ops, outcome: 'deleted' } : NOTHING;
   }
   if (!own) return { ops: [{ op: 'insert', table: 'DHCP_Options', row: desired }], outcome: 'created' };
-  if (isNewerInNb(own.external_ids, desired.external_ids)) return NOTHING;
+  if (isNewerInNb(own.external_ids, desired.external_ids)) return SUPERSEDED;
   const changed = changedColumns(desired, own);
   if (Object.keys(changed).length === 0) return NOTHING;
   return {
@@ -223,7 +226,7 @@ export function planPort(
     }
     return ops.length > 0 ? { ops, outcome: 'deleted' } : NOTHING;
   }
-  if (actual && isNewerInNb(actual.external_ids, desired.port.external_ids)) return NOTHING;
+  if (actual && isNewerInNb(actual.external_ids, desired.port.external_ids)) return SUPERSEDED;
   const ops: Operation[] = [];
 
   // The port's own DHCP rows first, so the LSP can point at them.
