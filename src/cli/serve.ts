@@ -54,6 +54,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
   const authorizer = createPolicyAuthorizer();
+  const { host, port } = parseListen(config.listen);
   let drivers: MechanismDriver[] = [];
   let services: Services;
   let app;
@@ -63,7 +64,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
     app = await createApiServer({ config, services, authorizer, logger, metrics });
-    const { host, port } = parseListen(config.listen);
     await app.listen({ host, port });
   } catch (error) {
     await app?.close();
@@ -72,7 +72,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     throw error;
   }
   const address = app.server.address();
-  const { host, port } = parseListen(config.listen);
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   logger.info({ listen: `${urlHost}:${boundPort}`, database: store.dialect.describe }, 'octonet API listening');
