@@ -171,6 +171,14 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   get_network_ip_availability: ADMIN_OR_SERVICE,
   get_availability_zone: READER_ANY,
 
+  // ---- RBAC policies (rbac.py): only an admin may share with everyone (`*`) ----
+  create_rbac_policy: ADMIN_OR_PROJECT_MEMBER,
+  'create_rbac_policy:target_tenant': either(ADMIN, (_ctx, t) => t.target_tenant !== '*'),
+  update_rbac_policy: ADMIN_OR_PROJECT_MEMBER,
+  'update_rbac_policy:target_tenant': either(ADMIN, (_ctx, t) => t.target_tenant !== '*'),
+  get_rbac_policy: ADMIN_OR_PROJECT_READER,
+  delete_rbac_policy: ADMIN_OR_PROJECT_MEMBER,
+
   // ---- agents (agent.py): an operator's view of the chassis ----
   get_agent: ADMIN,
   update_agent: ADMIN,

@@ -134,6 +134,21 @@ export const NetworkNotFound = define<{ net_id: unknown }>(
   'NotFound',
   'Network %(net_id)s could not be found.',
 );
+export const RbacPolicyNotFound = define<{ id: unknown; object_type: unknown }>(
+  'RbacPolicyNotFound',
+  'NotFound',
+  'RBAC policy of type %(object_type)s with ID %(id)s not found',
+);
+export const RbacPolicyInUse = define<{ object_id: unknown; details: unknown }>(
+  'RbacPolicyInUse',
+  'Conflict',
+  'RBAC policy on object %(object_id)s cannot be removed because other objects depend on it.\nDetails: %(details)s',
+);
+export const DuplicateRbacPolicy = define(
+  'DuplicateRbacPolicy',
+  'Conflict',
+  'An RBAC policy already exists with those values.',
+);
 export const AgentNotFound = define<{ id: unknown }>('AgentNotFound', 'NotFound', 'Agent %(id)s could not be found.');
 export const SubnetPoolNotFound = define<{ subnetpool_id: unknown }>(
   'SubnetPoolNotFound',

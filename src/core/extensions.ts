@@ -161,6 +161,12 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2021-09-08T16:00:00-00:00',
   },
   {
+    name: 'RBAC Policies',
+    alias: 'rbac-policies',
+    description: 'Allows creation and modification of policies that control project access to resources.',
+    updated: '2015-06-17T12:15:12-00:00',
+  },
+  {
     name: 'If-Match constraints based on revision_number',
     alias: 'revision-if-match',
     description: 'Extension indicating that If-Match based on revision_number is supported.',

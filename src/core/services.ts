@@ -18,6 +18,7 @@ import { QuotaEngine } from './quotas/engine.js';
 import { QuotaSetService } from './quotas/service.js';
 import { AvailabilityZoneService } from './availability-zones.js';
 import { AgentService } from './agents.js';
+import { RbacPolicyService } from './rbac/service.js';
 import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
 import { TagService } from './tags/service.js';
@@ -83,6 +84,6 @@ export function createServices(options: {
     agents: new AgentService(deps.authz, () => deps.drivers.agents),
     ipAvailability,
     tags,
-    resources: [networks, subnets, ports, securityGroups, securityGroupRules],
+    resources: [networks, subnets, ports, securityGroups, securityGroupRules, new RbacPolicyService(deps, networks)],
   };
 }

@@ -267,6 +267,20 @@ export async function setExternal(
   }
 }
 
+/** Makes the network external without sharing it with everyone (an `access_as_external` policy for one project). */
+export async function markExternal(tx: Tx, store: Store, networkId: string): Promise<void> {
+  const present = await tx
+    .selectFrom('external_networks')
+    .select('network_id')
+    .where('network_id', '=', networkId)
+    .executeTakeFirst();
+  if (!present)
+    await tx
+      .insertInto('external_networks')
+      .values({ network_id: networkId, is_default: store.bool(false) })
+      .execute();
+}
+
 export async function insertRbac(tx: Tx, row: NetworkRbacTable): Promise<void> {
   await tx.insertInto('network_rbacs').values(row).execute();
 }

@@ -1,0 +1,210 @@
+/**
+ * RBAC policies (`/v2.0/rbac-policies`, `neutron/db/rbac_db_mixin.py` with the network callbacks of
+ * `db_base_plugin_v2.py` and `external_net_db.py`): share a network with one project or all
+ * (`access_as_shared`), or offer it as external (`access_as_external`).
+ *
+ * The same rows back a network's `shared` and `router:external`, so policies made through either
+ * door show through the other. Only the network's owner (or an admin) may write policies on it;
+ * only an admin may target `*`. A policy cannot be withdrawn from a project that still has ports on
+ * the network through it (RbacPolicyInUse). An external policy makes the network external; removing
+ * the last one makes it internal again. Writing a policy bumps the network's revision, as Neutron's
+ * `revises_on_change` does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '../context.js';
+import { writeTransaction, type CoreDeps } from '../deps.js';
+import { InvalidInput, NeutronError, RbacPolicyInUse, RbacPolicyNotFound, DuplicateRbacPolicy } from '../errors.js';
+import type { ListQuery } from '../list-query.js';
+import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
+import { timestamp } from '../standard-attributes.js';
+import type { NetworkService } from '../networks/service.js';
+import type { Db, Tx } from '../../store/database.js';
+import { TRUE, type Condition } from '../../store/list.js';
+import {
+  ACCESS_AS_EXTERNAL,
+  ACCESS_AS_SHARED,
+  getNetworkAccess,
+  insertRbac,
+  markExternal,
+  projectsUsingSharedNetwork,
+  setExternal,
+  type NetworkAccess,
+} from '../../store/networks.js';
+import {
+  deleteRbacRow,
+  getRbacRow,
+  hasRbacAction,
+  listRbacRows,
+  projectHasPorts,
+  retargetRbac,
+} from '../../store/rbac.js';
+import type { NetworkRbacTable } from '../../store/schema.js';
+import { updateRow } from '../../store/rows.js';
+import { sql } from 'kysely';
+import { RBAC_POLICY_SPEC } from './attributes.js';
+
+/** `NetworkRBAC.get_valid_actions()`, printed as Neutron prints the Python tuple. */
+const NETWORK_ACTIONS = [ACCESS_AS_SHARED, ACCESS_AS_EXTERNAL];
+const NETWORK_ACTIONS_TEXT = `('${NETWORK_ACTIONS.join("', '")}')`;
+
+function rbacView(row: NetworkRbacTable): View {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    action: row.action,
+    object_id: row.object_id,
+    target_tenant: row.target_project,
+    object_type: 'network',
+    tenant_id: row.project_id,
+  };
+}
+
+export class RbacPolicyService implements ResourceService {
+  readonly spec = RBAC_POLICY_SPEC;
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly networks: NetworkService,
+  ) {}
+
+  notFound(id: string | null): Error {
+    return RbacPolicyNotFound({ id, object_type: 'unknown' });
+  }
+
+  private scope(ctx: RequestContext): Condition {
+    return ctx.isAdmin ? TRUE : sql`network_rbacs.project_id = ${ctx.projectId ?? ''}`;
+  }
+
+  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
+    const { rows, markerFound } = await listRbacRows(
+      { store: this.deps.store, projectId: ctx.projectId },
+      query,
+      this.scope(ctx),
+    );
+    if (!markerFound) throw this.notFound(query.marker ?? null);
+    return rows.map(rbacView).filter((v) => this.deps.authz.canRead(ctx, 'rbac_policy', v));
+  }
+
+  /** The policy, if the caller may see it (its own project's, or any for an admin). */
+  private async visible(db: Db, ctx: RequestContext, id: string): Promise<NetworkRbacTable> {
+    const row = await getRbacRow(db, id);
+    if (!row || (!ctx.isAdmin && row.project_id !== ctx.projectId)) throw this.notFound(id);
+    if (!this.deps.authz.canRead(ctx, 'rbac_policy', rbacView(row))) throw this.notFound(id);
+    return row;
+  }
+
+  async show(ctx: RequestContext, id: string): Promise<View> {
+    return rbacView(await this.visible(this.deps.store.db, ctx, id));
+  }
+
+  /** The policy's network, which the caller must own unless admin. */
+  private async ownedNetwork(tx: Tx, ctx: RequestContext, networkId: string): Promise<NetworkAccess> {
+    const network = await this.networks.getVisible(tx, ctx, networkId);
+    if (!ctx.isAdmin && network.row.project_id !== ctx.projectId) {
+      throw InvalidInput({ error_message: 'Only admins can manipulate policies on networks they do not own' });
+    }
+    return network;
+  }
+
+  private async bumpNetwork(tx: Tx, network: NetworkAccess): Promise<void> {
+    await updateRow(tx, 'networks', network.row.id, {
+      revision_number: network.row.revision_number + 1,
+      updated_at: timestamp(),
+    });
+  }
+
+  async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
+    const item = items[0]!;
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      deps.authz.enforceCreate(ctx, this.spec, item);
+      const action = item.action as string;
+      if (!NETWORK_ACTIONS.includes(action)) {
+        throw new NeutronError(
+          'InvalidActionForType',
+          400,
+          `Invalid action '${action}' for object type 'network'. Valid actions: ${NETWORK_ACTIONS_TEXT}`,
+        );
+      }
+      const network = await this.ownedNetwork(tx, ctx, item.object_id as string);
+      await deps.quotas.enforce(tx, item.project_id as string, { rbac_policy: 1 });
+      const row: NetworkRbacTable = {
+        id: randomUUID(),
+        project_id: item.project_id as string,
+        object_id: network.row.id,
+        target_project: item.target_tenant as string,
+        action,
+      };
+      if (network.rbac.some((r) => r.action === action && r.target_project === row.target_project)) {
+        throw DuplicateRbacPolicy({});
+      }
+      await insertRbac(tx, row);
+      // An external policy turns the network external (for the targeted projects only).
+      if (action === ACCESS_AS_EXTERNAL) await markExternal(tx, deps.store, network.row.id);
+      await this.bumpNetwork(tx, network);
+      return { result: [rbacView(row)], events: [] };
+    });
+  }
+
+  /**
+   * Refuses to withdraw access a project still uses: its ports on the network, unless another
+   * policy (or the network's ownership) still covers them.
+   */
+  private async ensureNotInUse(tx: Tx, row: NetworkRbacTable, network: NetworkAccess): Promise<void> {
+    if (row.action !== ACCESS_AS_SHARED || row.target_project === network.row.project_id) return;
+    let users: string[];
+    if (row.target_project === '*') {
+      // Without the wildcard, which projects' ports would no other policy cover?
+      const others = network.rbac.filter((r) => r.action === ACCESS_AS_SHARED && r.target_project !== '*');
+      const covered = new Set(others.map((r) => r.target_project));
+      users = (await projectsUsingSharedNetwork(tx, network.row.id, network.row.project_id)).filter(
+        (p) => !covered.has(p),
+      );
+    } else {
+      const wildcard = network.rbac.some((r) => r.action === ACCESS_AS_SHARED && r.target_project === '*');
+      users = !wildcard && (await projectHasPorts(tx, network.row.id, row.target_project)) ? [row.target_project] : [];
+    }
+    if (users.length > 0) {
+      throw RbacPolicyInUse({
+        object_id: network.row.id,
+        details: `Unable to reconfigure sharing settings for network ${network.row.id}. Multiple tenants are using it.`,
+      });
+    }
+  }
+
+  async update(ctx: RequestContext, id: string, body: Body, _precondition: Precondition): Promise<View> {
+    const { deps } = this;
+    return writeTransaction(deps, async (tx) => {
+      const row = await this.visible(tx, ctx, id);
+      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(rbacView(row), body), body);
+      if (!('target_tenant' in body) || body.target_tenant === row.target_project) {
+        return { result: rbacView(row), events: [] };
+      }
+      const network = await this.ownedNetwork(tx, ctx, row.object_id);
+      await this.ensureNotInUse(tx, row, network);
+      const target = body.target_tenant as string;
+      if (network.rbac.some((r) => r.action === row.action && r.target_project === target))
+        throw DuplicateRbacPolicy({});
+      await retargetRbac(tx, id, target);
+      await this.bumpNetwork(tx, network);
+      return { result: rbacView({ ...row, target_project: target }), events: [] };
+    });
+  }
+
+  async delete(ctx: RequestContext, id: string, _precondition: Precondition): Promise<void> {
+    const { deps } = this;
+    await writeTransaction(deps, async (tx) => {
+      const row = await this.visible(tx, ctx, id);
+      deps.authz.enforceDelete(ctx, this.spec, rbacView(row));
+      const network = (await getNetworkAccess(tx, row.object_id))!;
+      await this.ensureNotInUse(tx, row, network);
+      await deleteRbacRow(tx, id);
+      // The last external policy gone, the network is internal again.
+      if (row.action === ACCESS_AS_EXTERNAL && !(await hasRbacAction(tx, row.object_id, ACCESS_AS_EXTERNAL))) {
+        await setExternal(tx, deps.store, row.object_id, false, network.row.project_id, randomUUID());
+      }
+      await this.bumpNetwork(tx, network);
+      return { result: undefined, events: [] };
+    });
+  }
+}
