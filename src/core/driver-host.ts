@@ -91,6 +91,10 @@ export function createResourceReader(services: Services): ResourceReader {
       const view = await orMissing(services.securityGroups.show(ctx, id));
       return view ? groupState(view) : undefined;
     },
+    router: async () => undefined,
+    portsOfRouter: async () => [],
+    floatingIp: async () => undefined,
+    floatingIpsOfRouter: async () => [],
     portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
     async snapshot() {
       const [networks, subnets, allPorts, groups] = await Promise.all([
@@ -104,6 +108,9 @@ export function createResourceReader(services: Services): ResourceReader {
         subnets: subnets as unknown as SubnetState[],
         ports: allPorts as unknown as PortState[],
         securityGroups: groups.map(groupState),
+        // Routers and floating IPs arrive with their services.
+        routers: [],
+        floatingIps: [],
       };
     },
   };
@@ -115,6 +122,7 @@ export function createDriverHost(services: Services): DriverHost {
   return {
     reader,
     reportPortUp: (portId, up) => services.ports.reportUp(portId, up),
+    reportFloatingIpStatus: async () => {},
     async ensureMetadataPort(networkId) {
       if (!config.ovn.metadata_enabled) return;
       const network = await reader.network(networkId);

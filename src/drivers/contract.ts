@@ -12,7 +12,15 @@ import type { RequestContext } from '../core/context.js';
 import type { View } from '../core/resource.js';
 import type { DriverHost } from './host.js';
 
-export type DriverResource = 'network' | 'subnet' | 'port' | 'security_group' | 'security_group_rule';
+export type DriverResource =
+  | 'network'
+  | 'subnet'
+  | 'port'
+  | 'security_group'
+  | 'security_group_rule'
+  /** A router's own attributes, gateway and routes; its interfaces arrive as port events too. */
+  | 'router'
+  | 'floatingip';
 export type DriverOperation = 'create' | 'update' | 'delete';
 
 export interface ResourceContext {

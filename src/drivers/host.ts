@@ -115,12 +115,50 @@ export interface SecurityGroupState {
   readonly rules: readonly SecurityGroupRuleState[];
 }
 
+export interface ExternalGatewayInfo {
+  readonly network_id: string;
+  readonly enable_snat: boolean;
+  readonly external_fixed_ips: readonly FixedIp[];
+}
+
+export interface RouterState {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly admin_state_up: boolean;
+  readonly external_gateway_info: ExternalGatewayInfo | null;
+  /** The gateway port (`network:router_gateway` on the external network), when there is a gateway. */
+  readonly gw_port_id: string | null;
+  readonly routes: readonly HostRoute[];
+  readonly availability_zone_hints: readonly string[];
+  /**
+   * Where an operator pinned the gateway (`POST /v2.0/agents/<id>/l3-routers`): agent (chassis)
+   * ids, most preferred first; empty means "schedule it yourself".
+   */
+  readonly l3_agents: readonly string[];
+  readonly revision_number: number;
+}
+
+export interface FloatingIpState {
+  readonly id: string;
+  readonly project_id: string;
+  readonly floating_ip_address: string;
+  readonly floating_network_id: string;
+  readonly router_id: string | null;
+  readonly port_id: string | null;
+  readonly fixed_ip_address: string | null;
+  readonly status: string;
+  readonly revision_number: number;
+}
+
 /** Everything a full comparison needs, read in one pass. */
 export interface Snapshot {
   readonly networks: readonly NetworkState[];
   readonly subnets: readonly SubnetState[];
   readonly ports: readonly PortState[];
   readonly securityGroups: readonly SecurityGroupState[];
+  readonly routers: readonly RouterState[];
+  readonly floatingIps: readonly FloatingIpState[];
 }
 
 /** Reads the database as an admin sees it. Undefined or empty means "not (or no longer) there". */
@@ -137,6 +175,12 @@ export interface ResourceReader {
   securityGroup(id: string): Promise<SecurityGroupState | undefined>;
   /** Ids of the ports that are members of a security group. */
   portIdsOfSecurityGroup(id: string): Promise<string[]>;
+  router(id: string): Promise<RouterState | undefined>;
+  /** The router's interface and gateway ports (`device_id` = router, `network:router_*` owners). */
+  portsOfRouter(id: string): Promise<PortState[]>;
+  floatingIp(id: string): Promise<FloatingIpState | undefined>;
+  /** Floating IPs held through a router (for its NAT rows). */
+  floatingIpsOfRouter(routerId: string): Promise<FloatingIpState[]>;
   snapshot(): Promise<Snapshot>;
 }
 
@@ -153,6 +197,8 @@ export interface DriverHost {
    * subnet with DHCP (none on the others), as ML2/OVN's `update_metadata_port` does.
    */
   ensureMetadataPort(networkId: string): Promise<void>;
+  /** The data plane says a floating IP's NAT is (not) in place: `ACTIVE` / `DOWN`, as ML2/OVN sets it. */
+  reportFloatingIpStatus(id: string, status: 'ACTIVE' | 'DOWN'): Promise<void>;
   /**
    * Runs `fn` only while this process holds the named lock among all replicas sharing the
    * database (PostgreSQL advisory lock); resolves false without running it when another holds it.
