@@ -92,6 +92,15 @@ const ovnSchema = z
     agent_down_time: z.number().int().min(1).default(75),
     /** Seconds between full comparisons of the database with the NB (0: only at start); drift seen by the NB monitor is repaired at once. */
     full_sync_interval: z.number().int().min(0).default(300),
+    /**
+     * BFD timers OVN uses between gateway chassis (`NB_Global` `bfd-min-rx`, `bfd-min-tx`, `bfd-mult`),
+     * which decide how fast a dead gateway is noticed; unset keeps OVN's defaults (1000 ms, 3).
+     */
+    bfd_min_rx: z.number().int().min(1).optional(),
+    bfd_min_tx: z.number().int().min(1).optional(),
+    bfd_mult: z.number().int().min(1).optional(),
+    /** `mac_binding_age_threshold` of every logical router, in seconds. */
+    mac_binding_age_threshold: z.number().int().min(0).default(300),
     /** Seconds `serve` waits at start for OVN before opening the API anyway (it keeps connecting). */
     startup_wait: z.number().min(0).default(30),
     /** Milliseconds between OVSDB echo probes; a connection silent for two is dropped and re-made. */

@@ -13,26 +13,22 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
 import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext } from '../contract.js';
-import type { DriverHost, PortState, SubnetState } from '../host.js';
-import { agentView, type Liveness } from './agents.js';
+import type { DriverHost, FloatingIpState, NetworkState, PortState, RouterState, SubnetState } from '../host.js';
+import { ChassisAgents } from './chassis-agents.js';
+import { scheduleGateway } from './gateway-scheduler.js';
 import { isMetadataPort, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { keyOf, NbSync, type ResourceKey } from './nb-sync.js';
 import { NB_MONITORED } from './nb-view.js';
 import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
-import {
-  OvsdbClient,
-  OvsdbNotConnected,
-  type NbGlobalRow,
-  type NbTables,
-  type ChassisPrivateRow,
-  type ChassisRow,
-  type SbTables,
-} from './ovsdb/index.js';
+import { OvsdbClient, OvsdbNotConnected, type NbTables, type RowChange, type SbTables } from './ovsdb/index.js';
+import { isRouterPort, logicalRouterName } from './router-mapping.js';
 
 const SB_MONITORED = {
   Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
   Chassis_Private: ['name', 'chassis', 'nb_cfg', 'nb_cfg_timestamp', 'external_ids'],
+  // Where gateway ports (`cr-lrp-*`) and, later, virtual ports are bound.
+  Port_Binding: ['logical_port', 'chassis', 'type', 'up'],
 } as const;
 
 /** Only one replica runs the periodic full pass at a time. */
@@ -80,8 +76,9 @@ export class OvnMechanismDriver implements MechanismDriver {
   private periodic: NodeJS.Timeout | undefined;
   private fullSyncRunning: Promise<void> | undefined;
   private fullSyncAgain: string | undefined;
-  private lastPing = 0;
   private stopped = false;
+  private readonly chassis: ChassisAgents;
+  private rescheduling: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: OvnDriverOptions) {
     const { ovn, logger } = options;
@@ -99,6 +96,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       tables: SB_MONITORED,
     });
     this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
+    this.chassis = new ChassisAgents(this.nb, this.sb, ovn.agent_down_time * 1000);
   }
 
   private mappingOptions(): MappingOptions {
@@ -127,6 +125,11 @@ export class OvnMechanismDriver implements MechanismDriver {
       randomMac: randomMacFrom(this.options.baseMac),
       metrics: this.metrics,
       logger,
+      router: {
+        macBindingAgeThreshold: this.options.ovn.mac_binding_age_threshold,
+        metadataEnabled: this.options.ovn.metadata_enabled,
+      },
+      scheduleGateway: (router, external, current) => this.scheduleGateway(router, external, current),
     });
     this.watch = new NbWatch({
       sync: this.sync,
@@ -136,6 +139,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       requestFullSync: (trigger) => this.requestFullSync(trigger),
     });
     this.nb.onChange((changes) => this.watch.onChanges(changes));
+    this.sb.onChange((changes) => this.onSbChanges(changes));
     // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
     // back empty: compare everything then.
     this.nb.on('synced', () => this.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
@@ -190,10 +194,30 @@ export class OvnMechanismDriver implements MechanismDriver {
     });
   }
 
+  /** `NB_Global.options` that octonet's config sets (BFD timers); other keys are left alone. */
+  private async ensureGlobalOptions(): Promise<void> {
+    const { ovn } = this.options;
+    const wanted: Record<string, string> = {};
+    if (ovn.bfd_min_rx !== undefined) wanted['bfd-min-rx'] = String(ovn.bfd_min_rx);
+    if (ovn.bfd_min_tx !== undefined) wanted['bfd-min-tx'] = String(ovn.bfd_min_tx);
+    if (ovn.bfd_mult !== undefined) wanted['bfd-mult'] = String(ovn.bfd_mult);
+    const global = [...this.nb.replica.table('NB_Global').values()][0];
+    if (!global || Object.entries(wanted).every(([k, v]) => global.options[k] === v)) return;
+    await this.sync.transact([
+      {
+        op: 'update',
+        table: 'NB_Global',
+        where: [['_uuid', '==', global._uuid]],
+        row: { options: { ...global.options, ...wanted } },
+      },
+    ]);
+  }
+
   private async runFullSync(trigger: string): Promise<void> {
     const { logger } = this.options;
     this.watch.pause();
     try {
+      await this.ensureGlobalOptions();
       const ran = await this.host.exclusively(FULL_SYNC_LOCK, async () => {
         const report = await this.sync.fullSync();
         this.metrics.fullSyncs.inc({ trigger });
@@ -280,6 +304,7 @@ export class OvnMechanismDriver implements MechanismDriver {
         const port = current as unknown as PortState;
         if (operation === 'delete') await this.reconcile(keyOf('port', id));
         else await this.sync.reconcilePortFrom(port);
+        await this.afterRouterPortWrite(port, original as PortState | undefined);
         if (isMetadataPort(port)) {
           const subnets = new Set(
             [...port.fixed_ips, ...((original?.fixed_ips as PortState['fixed_ips']) ?? [])].map((ip) => ip.subnet_id),
@@ -292,91 +317,93 @@ export class OvnMechanismDriver implements MechanismDriver {
         return void (await this.reconcile(keyOf('security_group', id)));
       case 'security_group_rule':
         return void (await this.reconcile(keyOf('security_group', current.security_group_id as string)));
+      case 'router':
+        return void (await this.reconcile(keyOf('router', id)));
+      case 'floatingip':
+        return this.afterFloatingIpWrite(
+          current as unknown as FloatingIpState,
+          original as FloatingIpState | undefined,
+          operation,
+        );
     }
+  }
+
+  /**
+   * A floating IP lives in its router's NAT rows: the routers it left and joined are reconciled,
+   * then its status follows the data plane (ACTIVE once its NAT row is in, DOWN otherwise).
+   */
+  private async afterFloatingIpWrite(
+    fip: FloatingIpState,
+    original: FloatingIpState | undefined,
+    operation: ResourceContext['operation'],
+  ): Promise<void> {
+    const routers = new Set([fip.router_id, original?.router_id].filter((id): id is string => !!id));
+    for (const router of routers) await this.reconcile(keyOf('router', router));
+    if (operation === 'delete') return;
+    const nat = [...this.nb.replica.table('NAT').values()].some((row) => row.external_ids['neutron:fip_id'] === fip.id);
+    const status = nat ? 'ACTIVE' : 'DOWN';
+    if (status !== fip.status) await this.host.reportFloatingIpStatus(fip.id, status);
+  }
+
+  /** A router port's owner: its LRP lives with the router. */
+  private async afterRouterPortWrite(port: PortState, original: PortState | undefined): Promise<void> {
+    const routers = new Set(
+      [port, original]
+        .filter((p): p is PortState => !!p && isRouterPort(p))
+        .map((p) => p.device_id)
+        .filter(Boolean),
+    );
+    for (const router of routers) await this.reconcile(keyOf('router', router));
   }
 
   // -------------------------------------------------------------------------------------------
-  // Chassis: binding and agents
+  // Router gateways
 
-  private liveness(): Liveness {
-    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
-    return { nbCfg: global?.nb_cfg ?? 0, nowMs: Date.now(), agentDownTimeMs: this.options.ovn.agent_down_time * 1000 };
-  }
-
-  private chassisPairs(): { chassis: ChassisRow; private: ChassisPrivateRow }[] {
-    const chassisByName = new Map([...this.sb.replica.table<ChassisRow>('Chassis').values()].map((c) => [c.name, c]));
-    const pairs = [];
-    for (const row of this.sb.replica.table<ChassisPrivateRow>('Chassis_Private').values()) {
-      const chassis = chassisByName.get(row.name);
-      if (chassis) pairs.push({ chassis, private: row });
+  private scheduleGateway(
+    router: RouterState,
+    external: NetworkState | undefined,
+    current: readonly string[],
+  ): string[] {
+    const load = new Map<string, number>();
+    for (const lr of this.sync.nbView.logicalRouters()) {
+      const top = this.sync.nbView.gatewayChassisOf(lr.name)[0];
+      if (top && lr.name !== logicalRouterName(router.id)) load.set(top, (load.get(top) ?? 0) + 1);
     }
-    return pairs;
+    return scheduleGateway({
+      candidates: this.chassis.gatewayCandidates(),
+      physnet: external?.['provider:physical_network'] ?? null,
+      azHints: router.availability_zone_hints,
+      pinned: router.l3_agents,
+      current,
+      load,
+    });
   }
 
-  /**
-   * `bind_port`: a normal VNIC on a host that runs a live ovn-controller (the chassis' hostname or
-   * name) binds as `ovs`; anything else is not ours (ML2 then reports `binding_failed`).
-   */
+  /** Chassis came, went or changed their gateway settings: routers with gateways are rescheduled. */
+  private onSbChanges(changes: readonly RowChange<SbTables>[]): void {
+    const chassisChanged = changes.some(
+      (c) =>
+        c.table === 'Chassis' &&
+        (c.kind !== 'modify' || JSON.stringify(c.row?.other_config) !== JSON.stringify(c.old?.other_config)),
+    );
+    if (!chassisChanged || this.rescheduling || this.stopped) return;
+    this.rescheduling = setImmediate(() => {
+      this.rescheduling = undefined;
+      for (const group of this.sync.nbView.haChassisGroups()) {
+        const id = group.external_ids['neutron:router_id'];
+        if (id) void this.reconcile(keyOf('router', id)).catch(() => undefined);
+      }
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Chassis: binding and agents (chassis-agents.ts)
+
   bindPort(port: Record<string, unknown>): PortBinding | undefined {
-    const host = port['binding:host_id'] as string;
-    if ((port['binding:vnic_type'] ?? 'normal') !== 'normal') return undefined;
-    const liveness = this.liveness();
-    const found = this.chassisPairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
-    if (!found || !agentView(found.chassis, found.private, liveness).alive) return undefined;
-    return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
+    return this.chassis.bindPort(port);
   }
 
-  readonly agents: AgentProvider = {
-    listAgents: async () => {
-      await this.ping();
-      const liveness = this.liveness();
-      return this.chassisPairs().map(
-        (p) => agentView(p.chassis, p.private, liveness) as unknown as Record<string, unknown>,
-      );
-    },
-    describeAgent: async (id, description) => {
-      const found = this.chassisPairs().find((p) => p.private.name === id);
-      if (!found) return false;
-      const external_ids = { ...found.private.external_ids, 'neutron:description': description };
-      await this.sb.transact([
-        {
-          op: 'update',
-          table: 'Chassis_Private',
-          where: [['_uuid', '==', found.private._uuid]],
-          row: { external_ids },
-        },
-      ]);
-      return true;
-    },
-    deleteAgent: async (id) => {
-      const found = this.chassisPairs().find((p) => p.private.name === id);
-      if (!found) return false;
-      await this.sb.transact([
-        { op: 'delete', table: 'Chassis_Private', where: [['_uuid', '==', found.private._uuid]] },
-        { op: 'delete', table: 'Chassis', where: [['_uuid', '==', found.chassis._uuid]] },
-      ]);
-      return true;
-    },
-  };
-
-  /**
-   * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
-   * down time, as Neutron's `ping_all_chassis` does before listing agents.
-   */
-  private async ping(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPing < (this.options.ovn.agent_down_time * 1000) / 2) return;
-    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
-    if (!global || !this.nb.connected) return;
-    this.lastPing = now;
-    await this.nb.transact([
-      { op: 'mutate', table: 'NB_Global', where: [['_uuid', '==', global._uuid]], mutations: [['nb_cfg', '+=', 1]] },
-      {
-        op: 'update',
-        table: 'NB_Global',
-        where: [['_uuid', '==', global._uuid]],
-        row: { external_ids: { ...global.external_ids, 'neutron:liveness_check_at': new Date(now).toISOString() } },
-      },
-    ]);
+  get agents(): AgentProvider {
+    return this.chassis.provider;
   }
 }

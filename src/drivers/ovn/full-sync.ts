@@ -19,6 +19,8 @@ import {
 } from './mapping.js';
 import { keyOf, type FullSyncReport, type NbSync, type NbSyncOptions, type ResourceKey } from './nb-sync.js';
 import { OvsdbTransactionError, type Operation } from './ovsdb/index.js';
+import { isRouterPort, logicalRouterName } from './router-mapping.js';
+import { planRouter } from './router-planner.js';
 import {
   planNetwork,
   planNetworkDhcpCleanup,
@@ -114,6 +116,28 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
     const members = sync.lspUuids(membersOf.get(group.id) ?? []);
     const name = portGroupName(group.id);
     await batch.add(keyOf('security_group', group.id), () => planPortGroup(nb, name, desired, members), [], false);
+  }
+  await batch.flush();
+
+  // 5. Routers (their ports' LSPs exist now), with their NAT, routes and gateway chassis.
+  const routers = new Set(snapshot.routers.map((r) => r.id));
+  for (const router of snapshot.routers) {
+    const ports = snapshot.ports.filter((p) => p.device_id === router.id && isRouterPort(p));
+    const fips = snapshot.floatingIps.filter((f) => f.router_id === router.id);
+    const rows = await sync.routerRows(router, ports, fips);
+    const name = logicalRouterName(router.id);
+    await batch.add(keyOf('router', router.id), () => planRouter(nb, name, rows));
+  }
+  for (const row of [...nb.logicalRouters()]) {
+    const id = row.name.startsWith('neutron-') ? row.name.slice('neutron-'.length) : undefined;
+    if (id && !routers.has(id))
+      await batch.add(keyOf('router', id), () => planRouter(nb, row.name, undefined), [], false);
+  }
+  for (const group of [...nb.haChassisGroups()]) {
+    const id = group.external_ids['neutron:router_id'];
+    if (id && !routers.has(id) && !nb.logicalRouter(group.name)) {
+      await batch.add(keyOf('router', id), () => planRouter(nb, group.name, undefined), [], false);
+    }
   }
   await batch.flush();
 

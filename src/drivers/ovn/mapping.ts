@@ -17,6 +17,7 @@ import type {
   SubnetState,
 } from '../host.js';
 import { acl, type AclSpec } from './acl.js';
+import { isRouterPort, ROUTER_GATEWAY_OWNER, routerPortName } from './router-mapping.js';
 import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names.js';
 
 export type StringMap = Record<string, string>;
@@ -333,7 +334,39 @@ function dhcpFor(
   };
 }
 
+/**
+ * A router's port on a switch (`SetLRouterPortInLSwitchPortCommand`): `type=router`, the address
+ * `router`, its peer LRP in `options:router-port`; the gateway port also announces the router's
+ * NAT addresses (without which a new gateway chassis sends no GARPs for floating IPs).
+ */
+function routerSwitchPort(port: PortState, externalIds: StringMap): PortRows {
+  const options: StringMap = { 'router-port': routerPortName(port.id) };
+  if (port.device_owner === ROUTER_GATEWAY_OWNER) {
+    options['nat-addresses'] = 'router';
+    options['exclude-lb-vips-from-garp'] = 'true';
+  }
+  return {
+    port: {
+      name: port.id,
+      type: 'router',
+      addresses: ['router'],
+      port_security: [],
+      enabled: port.admin_state_up,
+      tag_request: null,
+      parent_name: null,
+      tag: null,
+      options,
+      external_ids: externalIds,
+      dhcpv4_options: null,
+      dhcpv6_options: null,
+    },
+    dhcpOptions: [],
+    portGroups: [],
+  };
+}
+
 export function switchPortRows(port: PortState, context: PortContext): PortRows {
+  if (isRouterPort(port)) return routerSwitchPort(port, switchPortExternalIds(port, context, []));
   const dhcp4 = dhcpFor(port, 4, context);
   const dhcp6 = dhcpFor(port, 6, context);
   const metadata = isMetadataPort(port);
@@ -344,32 +377,12 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (portSecurity.length > 0 || type || dhcp4 || dhcp6) addresses.push(address, ...extraMacs);
   // Without port security the port may send from any MAC: OVN needs "unknown" for that.
   if (portSecurity.length === 0 && !type) addresses.push('unknown');
-  const cidrs = port.fixed_ips
-    .filter((ip) => context.subnets.has(ip.subnet_id))
-    .map((ip) => `${ip.ip_address}/${context.subnets.get(ip.subnet_id)!.cidr.split('/')[1]}`)
-    .join(' ');
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
   const options: StringMap = {};
   if (port['binding:host_id']) options['requested-chassis'] = port['binding:host_id'];
   const profile = port['binding:profile'];
-  const capabilities = Array.isArray(profile.capabilities) ? (profile.capabilities as string[]) : [];
-  const external_ids: StringMap = {
-    'neutron:port_name': port.name,
-    'neutron:device_id': port.device_id,
-    'neutron:project_id': port.project_id,
-    'neutron:cidrs': cidrs,
-    'neutron:device_owner': port.device_owner,
-    'neutron:subnet_pool_addr_scope4': '',
-    'neutron:subnet_pool_addr_scope6': '',
-    'neutron:network_name': logicalSwitchName(port.network_id),
-    'neutron:security_group_ids': securityGroups.join(' '),
-    'neutron:revision_number': String(port.revision_number),
-    'neutron:vnic_type': port['binding:vnic_type'],
-    'neutron:port_capabilities': capabilities.join(';'),
-    'neutron:mtu': metadata ? String(context.network.mtu) : '',
-  };
-  if (port.status === 'ACTIVE' && port['binding:host_id']) external_ids['neutron:host_id'] = port['binding:host_id'];
+  const external_ids = switchPortExternalIds(port, context, securityGroups);
   const lsp: SwitchPortSpec = {
     name: port.id,
     type,
@@ -388,6 +401,33 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (!trusted && portSecurity.length > 0) portGroups.unshift(DROP_PORT_GROUP);
   const own = [dhcp4?.own, dhcp6?.own].filter((row): row is DhcpOptionsSpec => row !== undefined);
   return { port: lsp, dhcpOptions: own, portGroups };
+}
+
+/** `get_external_ids_from_port`: what every Neutron LSP carries (`neutron:port_name` marks it as ours). */
+function switchPortExternalIds(port: PortState, context: PortContext, securityGroups: readonly string[]): StringMap {
+  const cidrs = port.fixed_ips
+    .filter((ip) => context.subnets.has(ip.subnet_id))
+    .map((ip) => `${ip.ip_address}/${context.subnets.get(ip.subnet_id)!.cidr.split('/')[1]}`)
+    .join(' ');
+  const profile = port['binding:profile'];
+  const capabilities = Array.isArray(profile.capabilities) ? (profile.capabilities as string[]) : [];
+  const external_ids: StringMap = {
+    'neutron:port_name': port.name,
+    'neutron:device_id': port.device_id,
+    'neutron:project_id': port.project_id,
+    'neutron:cidrs': cidrs,
+    'neutron:device_owner': port.device_owner,
+    'neutron:subnet_pool_addr_scope4': '',
+    'neutron:subnet_pool_addr_scope6': '',
+    'neutron:network_name': logicalSwitchName(port.network_id),
+    'neutron:security_group_ids': securityGroups.join(' '),
+    'neutron:revision_number': String(port.revision_number),
+    'neutron:vnic_type': port['binding:vnic_type'],
+    'neutron:port_capabilities': capabilities.join(';'),
+    'neutron:mtu': isMetadataPort(port) ? String(context.network.mtu) : '',
+  };
+  if (port.status === 'ACTIVE' && port['binding:host_id']) external_ids['neutron:host_id'] = port['binding:host_id'];
+  return external_ids;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  * back, and a drift is recognised the moment it shows.
  */
 import type { Logger } from 'pino';
-import type { NetworkState, PortState, ResourceReader, SubnetState } from '../host.js';
+import type { FloatingIpState, NetworkState, PortState, ResourceReader, RouterState, SubnetState } from '../host.js';
 import { fullSync } from './full-sync.js';
 import { KeyedQueue } from './keyed-queue.js';
 import {
@@ -31,6 +31,8 @@ import {
 } from './mapping.js';
 import type { OvnMetrics } from './metrics.js';
 import { NbView } from './nb-view.js';
+import { logicalRouterName, routerRows, type RouterOptions, type RouterRows } from './router-mapping.js';
+import { planRouter } from './router-planner.js';
 import type { OvsdbClient, NbTables, Operation } from './ovsdb/index.js';
 import {
   mergeMutations,
@@ -43,7 +45,7 @@ import {
   type Plan,
 } from './planner.js';
 
-export type ResourceKind = 'network' | 'subnet' | 'port' | 'security_group';
+export type ResourceKind = 'network' | 'subnet' | 'port' | 'security_group' | 'router';
 export type ResourceKey = `${ResourceKind}:${string}` | 'drop';
 
 export const keyOf = (kind: ResourceKind, id: string): ResourceKey => `${kind}:${id}`;
@@ -69,6 +71,14 @@ export interface NbSyncOptions {
   readonly randomMac: () => string;
   readonly metrics: OvnMetrics;
   readonly logger: Logger;
+  /** Router options ML2/OVN takes from its config, and whether networks get metadata ports. */
+  readonly router: RouterOptions & { metadataEnabled: boolean };
+  /** The chassis a router's gateway goes to, most preferred first (the driver knows the SB). */
+  readonly scheduleGateway: (
+    router: RouterState,
+    external: NetworkState | undefined,
+    current: readonly string[],
+  ) => string[];
 }
 
 export class NbSync {
@@ -145,6 +155,8 @@ export class NbSync {
         return this.reconcilePort(id);
       case 'security_group':
         return this.reconcileSecurityGroup(id);
+      case 'router':
+        return this.reconcileRouter(id);
       case 'drop':
         return this.reconcileDropGroup();
     }
@@ -305,6 +317,44 @@ export class NbSync {
     const desired = securityGroupPortGroup(group);
     const members = this.nbView.portGroup(name) ? undefined : await this.options.reader.portIdsOfSecurityGroup(id);
     return this.createThenKeep(key, (ids) => planPortGroup(this.nbView, name, desired, ids), members);
+  }
+
+  /** A router's rows from its ports, their subnets and networks, and its floating IPs. */
+  async routerRows(
+    router: RouterState,
+    ports: readonly PortState[],
+    floatingIps: readonly FloatingIpState[],
+  ): Promise<RouterRows> {
+    const { reader } = this.options;
+    const subnets = new Map(
+      (await reader.subnets([...new Set(ports.flatMap((p) => p.fixed_ips.map((ip) => ip.subnet_id)))])).map((s) => [
+        s.id,
+        s,
+      ]),
+    );
+    const networks = new Map<string, NetworkState>();
+    for (const id of new Set([
+      ...ports.map((p) => p.network_id),
+      ...(router.external_gateway_info ? [router.external_gateway_info.network_id] : []),
+    ])) {
+      const network = await reader.network(id);
+      if (network) networks.set(id, network);
+    }
+    const external = router.external_gateway_info ? networks.get(router.external_gateway_info.network_id) : undefined;
+    const current = this.nbView.gatewayChassisOf(logicalRouterName(router.id));
+    const gatewayChassis = router.gw_port_id ? this.options.scheduleGateway(router, external, current) : [];
+    return routerRows(router, { ports, subnets, networks, floatingIps, gatewayChassis }, this.options.router);
+  }
+
+  private async reconcileRouter(id: string): Promise<Outcome> {
+    const key = keyOf('router', id);
+    const { reader } = this.options;
+    const router = await reader.router(id);
+    const name = logicalRouterName(id);
+    if (!router) return this.remove(key, planRouter(this.nbView, name, undefined));
+    const [ports, floatingIps] = await Promise.all([reader.portsOfRouter(id), reader.floatingIpsOfRouter(id)]);
+    const rows = await this.routerRows(router, ports, floatingIps);
+    return this.apply(key, () => planRouter(this.nbView, name, rows));
   }
 
   private async reconcileDropGroup(): Promise<Outcome> {

@@ -5,8 +5,14 @@
 import type {
   AclRow,
   DhcpOptionsRow,
+  HaChassisGroupRow,
+  HaChassisRow,
+  LogicalRouterPortRow,
+  LogicalRouterRow,
+  LogicalRouterStaticRouteRow,
   LogicalSwitchPortRow,
   LogicalSwitchRow,
+  NatRow,
   PortGroupRow,
   ReplicaView,
   NbTables,
@@ -38,6 +44,12 @@ export const NB_MONITORED = {
   DHCP_Options: ['cidr', 'options', 'external_ids'],
   Port_Group: ['name', 'ports', 'acls', 'external_ids'],
   ACL: ['direction', 'priority', 'match', 'action', 'log', 'name', 'severity', 'meter', 'external_ids'],
+  Logical_Router: ['name', 'enabled', 'ports', 'nat', 'static_routes', 'external_ids', 'options'],
+  Logical_Router_Port: ['name', 'mac', 'networks', 'external_ids', 'options', 'ipv6_ra_configs', 'ha_chassis_group'],
+  NAT: ['type', 'external_ip', 'logical_ip', 'logical_port', 'external_mac', 'options', 'external_ids'],
+  Logical_Router_Static_Route: ['ip_prefix', 'nexthop', 'external_ids'],
+  HA_Chassis_Group: ['name', 'external_ids', 'ha_chassis'],
+  HA_Chassis: ['chassis_name', 'priority'],
 } as const;
 
 export class NbView {
@@ -114,6 +126,73 @@ export class NbView {
 
   acl(uuid: string): AclRow | undefined {
     return this.replica.get('ACL', uuid);
+  }
+
+  logicalRouter(name: string): LogicalRouterRow | undefined {
+    return this.replica.findOne('Logical_Router', 'name', name);
+  }
+
+  logicalRouters(): Iterable<LogicalRouterRow> {
+    return this.replica.table('Logical_Router').values();
+  }
+
+  routerPort(name: string): LogicalRouterPortRow | undefined {
+    return this.replica.findOne('Logical_Router_Port', 'name', name);
+  }
+
+  routerPortByUuid(uuid: string): LogicalRouterPortRow | undefined {
+    return this.replica.get('Logical_Router_Port', uuid);
+  }
+
+  /** The router whose `ports` hold this LRP. */
+  routerOfPort(lrpUuid: string): LogicalRouterRow | undefined {
+    return this.replica.findOne('Logical_Router', 'ports', lrpUuid);
+  }
+
+  nat(uuid: string): NatRow | undefined {
+    return this.replica.get('NAT', uuid);
+  }
+
+  /** The router whose `nat` holds this rule. */
+  routerOfNat(natUuid: string): LogicalRouterRow | undefined {
+    return this.replica.findOne('Logical_Router', 'nat', natUuid);
+  }
+
+  staticRoute(uuid: string): LogicalRouterStaticRouteRow | undefined {
+    return this.replica.get('Logical_Router_Static_Route', uuid);
+  }
+
+  /** The router whose `static_routes` hold this route. */
+  routerOfRoute(routeUuid: string): LogicalRouterRow | undefined {
+    return this.replica.findOne('Logical_Router', 'static_routes', routeUuid);
+  }
+
+  haChassisGroup(name: string): HaChassisGroupRow | undefined {
+    return this.replica.findOne('HA_Chassis_Group', 'name', name);
+  }
+
+  haChassisGroups(): Iterable<HaChassisGroupRow> {
+    return this.replica.table('HA_Chassis_Group').values();
+  }
+
+  haChassis(uuid: string): HaChassisRow | undefined {
+    return this.replica.get('HA_Chassis', uuid);
+  }
+
+  /** The group whose `ha_chassis` hold this chassis entry. */
+  groupOfHaChassis(uuid: string): HaChassisGroupRow | undefined {
+    return this.replica.findOne('HA_Chassis_Group', 'ha_chassis', uuid);
+  }
+
+  /** A router's gateway chassis as the NB has them, highest priority first. */
+  gatewayChassisOf(routerName: string): string[] {
+    const group = this.haChassisGroup(routerName);
+    if (!group) return [];
+    return group.ha_chassis
+      .map((uuid) => this.haChassis(uuid))
+      .filter((row): row is HaChassisRow => row !== undefined)
+      .sort((a, b) => b.priority - a.priority)
+      .map((row) => row.chassis_name);
   }
 
   /** Whether a Port_Group is one octonet (or Neutron) manages. */

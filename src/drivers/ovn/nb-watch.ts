@@ -84,7 +84,7 @@ export class NbWatch {
   private reportStatus(change: RowChange<NbTables>): void {
     if (change.table !== 'Logical_Switch_Port' || change.kind === 'delete') return;
     const row = change.row!;
-    if (!isNeutronPort(row) || (row.type !== '' && row.type !== 'virtual')) return;
+    if (!isNeutronPort(row) || !['', 'virtual', 'router'].includes(row.type)) return;
     const up = isPortUp(row);
     const before = change.old
       ? isPortUp({ ...(change.old as LogicalSwitchPortRow), ...pickDefined(row, change.old) })
@@ -124,10 +124,29 @@ export class NbWatch {
         const group = nb.groupOfAcl(change.uuid);
         return group ? groupKeys(group) : [];
       }
+      case 'Logical_Router':
+        return routerKeys((change.row ?? change.old)!.name);
+      case 'Logical_Router_Port':
+        return routerKeys(nb.routerOfPort(change.uuid)?.name);
+      case 'NAT':
+        return routerKeys(nb.routerOfNat(change.uuid)?.name);
+      case 'Logical_Router_Static_Route':
+        return routerKeys(nb.routerOfRoute(change.uuid)?.name);
+      case 'HA_Chassis_Group': {
+        const id = (change.row ?? change.old)!.external_ids['neutron:router_id'];
+        return id ? [keyOf('router', id)] : [];
+      }
+      case 'HA_Chassis':
+        return routerKeys(nb.groupOfHaChassis(change.uuid)?.name);
       default:
         return [];
     }
   }
+}
+
+/** `neutron-<router id>` → the router's key. */
+function routerKeys(name: string | undefined): ResourceKey[] {
+  return name?.startsWith('neutron-') ? [keyOf('router', name.slice('neutron-'.length))] : [];
 }
 
 function groupKeys(group: PortGroupRow): ResourceKey[] {

@@ -1,0 +1,129 @@
+/**
+ * The SB chassis as Neutron sees them: agents (`GET /v2.0/agents`, with Neutron's `nb_cfg` ping
+ * before a list), port binding to a live chassis, the gateway candidates of the router scheduler,
+ * and which chassis hosts a router's gateway now (`l3-agents`). Reads the SB replica; writes only
+ * what the agents API changes (descriptions, deleted chassis) and the NB ping.
+ */
+import type { AgentProvider, PortBinding } from '../contract.js';
+import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
+import type { GatewayCandidate } from './gateway-scheduler.js';
+import type {
+  ChassisPrivateRow,
+  ChassisRow,
+  NbGlobalRow,
+  NbTables,
+  OvsdbClient,
+  PortBindingRow,
+  SbTables,
+} from './ovsdb/index.js';
+
+export interface ChassisPair {
+  readonly chassis: ChassisRow;
+  readonly private: ChassisPrivateRow;
+}
+
+export class ChassisAgents {
+  private lastPing = 0;
+
+  constructor(
+    private readonly nb: OvsdbClient<NbTables>,
+    private readonly sb: OvsdbClient<SbTables>,
+    private readonly agentDownTimeMs: number,
+  ) {}
+
+  liveness(): Liveness {
+    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
+    return { nbCfg: global?.nb_cfg ?? 0, nowMs: Date.now(), agentDownTimeMs: this.agentDownTimeMs };
+  }
+
+  pairs(): ChassisPair[] {
+    const chassisByName = new Map([...this.sb.replica.table<ChassisRow>('Chassis').values()].map((c) => [c.name, c]));
+    const pairs: ChassisPair[] = [];
+    for (const row of this.sb.replica.table<ChassisPrivateRow>('Chassis_Private').values()) {
+      const chassis = chassisByName.get(row.name);
+      if (chassis) pairs.push({ chassis, private: row });
+    }
+    return pairs;
+  }
+
+  /**
+   * `bind_port`: a normal VNIC on a host that runs a live ovn-controller (the chassis' hostname or
+   * name) binds as `ovs`; anything else is not ours (ML2 then reports `binding_failed`).
+   */
+  bindPort(port: Record<string, unknown>): PortBinding | undefined {
+    const host = port['binding:host_id'] as string;
+    if ((port['binding:vnic_type'] ?? 'normal') !== 'normal') return undefined;
+    const found = this.pairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
+    if (!found || !agentView(found.chassis, found.private, this.liveness()).alive) return undefined;
+    return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
+  }
+
+  /** Every chassis as a router gateway candidate. */
+  gatewayCandidates(): GatewayCandidate[] {
+    return [...this.sb.replica.table<ChassisRow>('Chassis').values()].map((chassis) => ({
+      name: chassis.name,
+      gateway: isGatewayChassis(chassis),
+      physnets: new Set(bridgeMappings(chassis).keys()),
+      availabilityZones: chassisAvailabilityZones(chassis),
+    }));
+  }
+
+  /** The chassis that holds a gateway port now (the SB binding of its `cr-lrp-<port>`), if any. */
+  activeChassisOfGateway(gatewayPortId: string): string | undefined {
+    const binding = this.sb.replica.findOne<PortBindingRow>('Port_Binding', 'logical_port', `cr-lrp-${gatewayPortId}`);
+    if (!binding?.chassis) return undefined;
+    return this.sb.replica.get<ChassisRow>('Chassis', binding.chassis)?.name;
+  }
+
+  readonly provider: AgentProvider = {
+    listAgents: async () => {
+      await this.ping();
+      const liveness = this.liveness();
+      return this.pairs().map((p) => agentView(p.chassis, p.private, liveness) as unknown as Record<string, unknown>);
+    },
+    describeAgent: async (id, description) => {
+      const found = this.pairs().find((p) => p.private.name === id);
+      if (!found) return false;
+      const external_ids = { ...found.private.external_ids, 'neutron:description': description };
+      await this.sb.transact([
+        {
+          op: 'update',
+          table: 'Chassis_Private',
+          where: [['_uuid', '==', found.private._uuid]],
+          row: { external_ids },
+        },
+      ]);
+      return true;
+    },
+    deleteAgent: async (id) => {
+      const found = this.pairs().find((p) => p.private.name === id);
+      if (!found) return false;
+      await this.sb.transact([
+        { op: 'delete', table: 'Chassis_Private', where: [['_uuid', '==', found.private._uuid]] },
+        { op: 'delete', table: 'Chassis', where: [['_uuid', '==', found.chassis._uuid]] },
+      ]);
+      return true;
+    },
+  };
+
+  /**
+   * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
+   * down time, as Neutron's `ping_all_chassis` does before listing agents.
+   */
+  private async ping(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPing < this.agentDownTimeMs / 2) return;
+    const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
+    if (!global || !this.nb.connected) return;
+    this.lastPing = now;
+    await this.nb.transact([
+      { op: 'mutate', table: 'NB_Global', where: [['_uuid', '==', global._uuid]], mutations: [['nb_cfg', '+=', 1]] },
+      {
+        op: 'update',
+        table: 'NB_Global',
+        where: [['_uuid', '==', global._uuid]],
+        row: { external_ids: { ...global.external_ids, 'neutron:liveness_check_at': new Date(now).toISOString() } },
+      },
+    ]);
+  }
+}
