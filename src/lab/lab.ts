@@ -17,7 +17,8 @@ import { nbRemote, sbRemote, startCentral } from './central.js';
 import { installDhcpHook } from './dhcp.js';
 import { createNamespace, listNamespaces } from './netns.js';
 import { addOutsideVlan, buildOutside } from './outside.js';
-import { nodeEnvironment, startNode } from './node.js';
+import { nodeEnvironment, nodePidfile, startNode } from './node.js';
+import { isAlive, readPidfile } from './processes.js';
 import { nbctl, sbctl, waitForChassisAndTunnels } from './ovn.js';
 import { readLabRecord, readVmRecord, writeLabRecord, type LabRecord, type NodeRecord } from './records.js';
 import { inNamespace, ipBatch, run, settleAll, type RunOptions, type RunResult } from './run.js';
@@ -249,6 +250,21 @@ export class Lab {
   /** argv that runs `argv` in the outside namespace (198.51.100.100 on physnet1). */
   outsideCommand(argv: readonly string[]): string[] {
     return inNamespace(this.layout.namespaces.outside, argv);
+  }
+
+  /**
+   * Kills a node's ovn-controller and ovs-vswitchd with SIGKILL, as a crash would: on the userspace
+   * datapath the datapath dies with vswitchd, so the node drops off the network (its tunnels, its
+   * gateways, its VMs). For failover tests; `lab down` cleans up as usual.
+   */
+  async killNode(node: string): Promise<void> {
+    if (!this.record().nodes.some((n) => n.name === node))
+      throw new LabUsageError(`lab ${this.name} has no node ${node}`);
+    const pids = (['ovn-controller', 'ovs-vswitchd'] as const)
+      .map((daemon) => readPidfile(nodePidfile(this.layout, node, daemon)))
+      .filter((pid): pid is number => pid !== undefined && isAlive(pid));
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    while (pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /** Runs a command, capturing its output; never throws for a non-zero exit. */
