@@ -49,6 +49,11 @@ export interface AgentProvider {
   describeAgent(id: string, description: string): Promise<boolean>;
   /** Forgets a (dead) agent; false when there is no such agent. */
   deleteAgent(id: string): Promise<boolean>;
+  /**
+   * The gateway agents hosting a router's gateway (`GET /v2.0/routers/<id>/l3-agents`), each with
+   * its `ha_chassis_priority` and `ha_state` (`active` where the gateway runs now, else `standby`).
+   */
+  l3AgentsOfRouter?(routerId: string): Promise<View[]>;
 }
 
 export interface MechanismDriver {

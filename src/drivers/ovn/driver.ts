@@ -404,6 +404,33 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   get agents(): AgentProvider {
-    return this.chassis.provider;
+    return { ...this.chassis.provider, l3AgentsOfRouter: (id) => this.l3AgentsOfRouter(id) };
+  }
+
+  /** The router's HA chassis group as agents, by priority, marking the chassis that holds the gateway now. */
+  private async l3AgentsOfRouter(routerId: string): Promise<Record<string, unknown>[]> {
+    const nb = this.sync.nbView;
+    const name = logicalRouterName(routerId);
+    const group = nb.haChassisGroup(name);
+    if (!group) return [];
+    const priorities = new Map(
+      group.ha_chassis
+        .map((uuid) => nb.haChassis(uuid))
+        .filter((row) => row !== undefined)
+        .map((row) => [row!.chassis_name, row!.priority]),
+    );
+    const gatewayPort = [...(nb.logicalRouter(name)?.ports ?? [])]
+      .map((uuid) => nb.routerPortByUuid(uuid))
+      .find((lrp) => lrp?.external_ids['neutron:is_ext_gw'] === 'True');
+    const active = gatewayPort ? this.chassis.activeChassisOfGateway(gatewayPort.name.slice('lrp-'.length)) : undefined;
+    const agents = await this.chassis.provider.listAgents();
+    return agents
+      .filter((agent) => priorities.has(agent.id as string))
+      .map((agent) => ({
+        ...agent,
+        ha_chassis_priority: priorities.get(agent.id as string),
+        ha_state: agent.id === active ? 'active' : 'standby',
+      }))
+      .sort((a, b) => (b.ha_chassis_priority as number) - (a.ha_chassis_priority as number));
   }
 }
