@@ -13,16 +13,16 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
 import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext } from '../contract.js';
-import type { DriverHost, FloatingIpState, NetworkState, PortState, RouterState, SubnetState } from '../host.js';
+import type { DriverHost, FloatingIpState, PortState, SubnetState } from '../host.js';
 import { ChassisAgents } from './chassis-agents.js';
-import { scheduleGateway } from './gateway-scheduler.js';
+import { RouterGateways } from './gateways.js';
 import { isMetadataPort, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { keyOf, NbSync, type ResourceKey } from './nb-sync.js';
 import { NB_MONITORED } from './nb-view.js';
 import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
-import { OvsdbClient, OvsdbNotConnected, type NbTables, type RowChange, type SbTables } from './ovsdb/index.js';
-import { isRouterPort, logicalRouterName } from './router-mapping.js';
+import { OvsdbClient, OvsdbNotConnected, type NbTables, type SbTables } from './ovsdb/index.js';
+import { isRouterPort } from './router-mapping.js';
 
 const SB_MONITORED = {
   Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
@@ -78,7 +78,7 @@ export class OvnMechanismDriver implements MechanismDriver {
   private fullSyncAgain: string | undefined;
   private stopped = false;
   private readonly chassis: ChassisAgents;
-  private rescheduling: NodeJS.Immediate | undefined;
+  private readonly gateways: RouterGateways;
 
   constructor(private readonly options: OvnDriverOptions) {
     const { ovn, logger } = options;
@@ -97,6 +97,12 @@ export class OvnMechanismDriver implements MechanismDriver {
     });
     this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
     this.chassis = new ChassisAgents(this.nb, this.sb, ovn.agent_down_time * 1000);
+    this.gateways = new RouterGateways({
+      nbView: () => this.sync.nbView,
+      chassis: this.chassis,
+      reconcileRouter: (id) => this.reconcile(keyOf('router', id)),
+      stopped: () => this.stopped,
+    });
   }
 
   private mappingOptions(): MappingOptions {
@@ -129,7 +135,7 @@ export class OvnMechanismDriver implements MechanismDriver {
         macBindingAgeThreshold: this.options.ovn.mac_binding_age_threshold,
         metadataEnabled: this.options.ovn.metadata_enabled,
       },
-      scheduleGateway: (router, external, current) => this.scheduleGateway(router, external, current),
+      scheduleGateway: (router, external, current) => this.gateways.schedule(router, external, current),
     });
     this.watch = new NbWatch({
       sync: this.sync,
@@ -139,7 +145,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       requestFullSync: (trigger) => this.requestFullSync(trigger),
     });
     this.nb.onChange((changes) => this.watch.onChanges(changes));
-    this.sb.onChange((changes) => this.onSbChanges(changes));
+    this.sb.onChange((changes) => this.gateways.onSbChanges(changes));
     // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
     // back empty: compare everything then.
     this.nb.on('synced', () => this.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
@@ -357,46 +363,6 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Router gateways
-
-  private scheduleGateway(
-    router: RouterState,
-    external: NetworkState | undefined,
-    current: readonly string[],
-  ): string[] {
-    const load = new Map<string, number>();
-    for (const lr of this.sync.nbView.logicalRouters()) {
-      const top = this.sync.nbView.gatewayChassisOf(lr.name)[0];
-      if (top && lr.name !== logicalRouterName(router.id)) load.set(top, (load.get(top) ?? 0) + 1);
-    }
-    return scheduleGateway({
-      candidates: this.chassis.gatewayCandidates(),
-      physnet: external?.['provider:physical_network'] ?? null,
-      azHints: router.availability_zone_hints,
-      pinned: router.l3_agents,
-      current,
-      load,
-    });
-  }
-
-  /** Chassis came, went or changed their gateway settings: routers with gateways are rescheduled. */
-  private onSbChanges(changes: readonly RowChange<SbTables>[]): void {
-    const chassisChanged = changes.some(
-      (c) =>
-        c.table === 'Chassis' &&
-        (c.kind !== 'modify' || JSON.stringify(c.row?.other_config) !== JSON.stringify(c.old?.other_config)),
-    );
-    if (!chassisChanged || this.rescheduling || this.stopped) return;
-    this.rescheduling = setImmediate(() => {
-      this.rescheduling = undefined;
-      for (const group of this.sync.nbView.haChassisGroups()) {
-        const id = group.external_ids['neutron:router_id'];
-        if (id) void this.reconcile(keyOf('router', id)).catch(() => undefined);
-      }
-    });
-  }
-
-  // -------------------------------------------------------------------------------------------
   // Chassis: binding and agents (chassis-agents.ts)
 
   bindPort(port: Record<string, unknown>): PortBinding | undefined {
@@ -404,33 +370,6 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   get agents(): AgentProvider {
-    return { ...this.chassis.provider, l3AgentsOfRouter: (id) => this.l3AgentsOfRouter(id) };
-  }
-
-  /** The router's HA chassis group as agents, by priority, marking the chassis that holds the gateway now. */
-  private async l3AgentsOfRouter(routerId: string): Promise<Record<string, unknown>[]> {
-    const nb = this.sync.nbView;
-    const name = logicalRouterName(routerId);
-    const group = nb.haChassisGroup(name);
-    if (!group) return [];
-    const priorities = new Map(
-      group.ha_chassis
-        .map((uuid) => nb.haChassis(uuid))
-        .filter((row) => row !== undefined)
-        .map((row) => [row!.chassis_name, row!.priority]),
-    );
-    const gatewayPort = [...(nb.logicalRouter(name)?.ports ?? [])]
-      .map((uuid) => nb.routerPortByUuid(uuid))
-      .find((lrp) => lrp?.external_ids['neutron:is_ext_gw'] === 'True');
-    const active = gatewayPort ? this.chassis.activeChassisOfGateway(gatewayPort.name.slice('lrp-'.length)) : undefined;
-    const agents = await this.chassis.provider.listAgents();
-    return agents
-      .filter((agent) => priorities.has(agent.id as string))
-      .map((agent) => ({
-        ...agent,
-        ha_chassis_priority: priorities.get(agent.id as string),
-        ha_state: agent.id === active ? 'active' : 'standby',
-      }))
-      .sort((a, b) => (b.ha_chassis_priority as number) - (a.ha_chassis_priority as number));
+    return { ...this.chassis.provider, l3AgentsOfRouter: (id) => this.gateways.l3AgentsOfRouter(id) };
   }
 }
