@@ -15,11 +15,13 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import type { Config } from '../config/config.js';
-import type { RequestContext } from '../core/context.js';
+import { makeContext, type RequestContext } from '../core/context.js';
 import { HTTPBadRequest, HTTPNotFound, httpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { PolicyAuthorizer } from '../auth/policy.js';
-import { noauthContext } from '../auth/noauth.js';
+import { createAuthenticator, type Authenticator } from '../auth/authenticator.js';
+import { AuthenticationFailure } from '../auth/failures.js';
+import { redactingLogger } from '../auth/log-redaction.js';
 import { sendError } from './errors.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
@@ -43,10 +45,23 @@ export interface ApiDeps {
   readonly logger: Logger;
   /** What `GET /metrics` exposes (Prometheus text format). */
   readonly metrics: Registry;
+  /** Who is calling; by default the one `config.auth` names. */
+  readonly authenticator?: Authenticator;
 }
 
 /** Prometheus metrics (text format); outside the Neutron API's JSON conventions. */
 const METRICS_PATH = '/metrics';
+
+/**
+ * Whether Neutron serves this request outside keystonemiddleware's pipeline: the version document
+ * (`/`) and any path outside `/v2.0` (a 404) need no token there. `/metrics` is octonet's own, for
+ * scrapers that carry no token.
+ */
+function servedWithoutToken(request: FastifyRequest): boolean {
+  const routeUrl = request.routeOptions.url;
+  if (routeUrl === '/' || routeUrl === METRICS_PATH) return true;
+  return routeUrl === undefined && !request.url.startsWith('/v2.0');
+}
 
 /** Methods a route answers 405 to when it does not serve them. */
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -118,7 +133,9 @@ function stripJsonSuffix(url: string): string {
 }
 
 export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
-  const { config, logger } = deps;
+  const { config } = deps;
+  const logger = redactingLogger(deps.logger);
+  const authenticator = deps.authenticator ?? createAuthenticator(config, logger);
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Our own one-line access log below replaces fastify's two lines per request.
@@ -137,14 +154,29 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-openstack-request-id', request.id);
+    // As in Neutron, where keystonemiddleware runs first, a missing token is answered before anything else.
+    if (authenticator.requiresCredentials && servedWithoutToken(request)) {
+      request.ctx = makeContext({ requestId: request.id, roles: [] });
+    } else {
+      try {
+        request.ctx = await authenticator.authenticate(request.headers, request.id);
+      } catch (error) {
+        if (!(error instanceof AuthenticationFailure)) throw error;
+        return reply.code(error.status).headers(error.headers).type('application/json').send(error.body);
+      }
+    }
     if (request.url !== METRICS_PATH && !acceptsJson(request.headers.accept)) {
       throw httpError(
         'HTTPNotAcceptable',
         'The server could not comply with the request since it is either malformed or otherwise incorrect.',
       );
     }
-    request.ctx = noauthContext(request.headers, request.id, config.noauth_default_project_id);
   });
+  if (authenticator.warmUp) {
+    const warmUp = authenticator.warmUp.bind(authenticator);
+    // Not awaited: the API opens even while Keystone is down (and answers 503 until it is back).
+    app.addHook('onReady', async () => void warmUp());
+  }
   // Neutron answers `application/json` without a charset; some clients compare the header.
   app.addHook('onSend', async (_request, reply, payload) => {
     if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
@@ -172,6 +204,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
         project: request.ctx?.projectId,
+        user: request.ctx?.userId,
       },
       'request',
     );

@@ -32,7 +32,13 @@ program
   .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:9696)')
   .option('--database <url>', 'sqlite:PATH or postgres://user:password@host:port/db (default: sqlite in the state dir)')
   .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
-  .addOption(new Option('--auth <mode>', 'how callers are identified').choices(['noauth']))
+  .addOption(new Option('--auth <mode>', 'how callers are identified (default noauth)').choices(['noauth', 'keystone']))
+  .option('--keystone-url <url>', 'auth keystone: Keystone v3 root, e.g. http://keystone:5000/v3')
+  .option('--keystone-user <name>', 'auth keystone: the service user that validates tokens')
+  .option('--keystone-password-file <file>', "auth keystone: a file holding the service user's password")
+  .option('--keystone-project <name>', "auth keystone: the service user's project, e.g. service")
+  .option('--keystone-user-domain <id>', "auth keystone: ID of the service user's domain (default: default)")
+  .option('--keystone-project-domain <id>', "auth keystone: ID of the service project's domain (default: default)")
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
   .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
   .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
@@ -44,6 +50,14 @@ program
         database: options.database,
         state_dir: options.stateDir,
         auth: options.auth,
+        keystone: {
+          url: options.keystoneUrl,
+          user: options.keystoneUser,
+          password_file: options.keystonePasswordFile,
+          project: options.keystoneProject,
+          user_domain: options.keystoneUserDomain,
+          project_domain: options.keystoneProjectDomain,
+        },
         log_level: options.logLevel,
         ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb },
       },

@@ -108,6 +108,34 @@ const ovnSchema = z
   })
   .strict();
 
+/**
+ * How `auth: keystone` validates tokens, with the names keystonemiddleware's `[keystone_authtoken]`
+ * uses where one exists. The service user's password is read from a file so it never appears in a
+ * process listing, a config dump or a shell history.
+ */
+const keystoneSchema = z
+  .object({
+    /** Keystone's v3 root, e.g. `http://keystone:5000/v3` (`auth_url`). */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    /** The service user octonet validates tokens as (`username`); it needs the `admin` or `service` role. */
+    user: z.string().min(1).optional(),
+    /** A file holding the service user's password (its trailing newline is ignored). */
+    password_file: z.string().min(1).optional(),
+    /** The project the service token is scoped to (`project_name`), usually `service`. */
+    project: z.string().min(1).optional(),
+    /** ID of the service user's domain (`user_domain_id`). */
+    user_domain: z.string().min(1).default('default'),
+    /** ID of the service project's domain (`project_domain_id`). */
+    project_domain: z.string().min(1).default('default'),
+    /** Seconds a validated token is trusted without asking Keystone again, never past its expiry; 0 asks every time (`token_cache_time`). */
+    token_cache_time: z.number().int().min(0).default(300),
+    /** Where a 401 sends clients to authenticate (`WWW-Authenticate: Keystone uri="..."`); default: `url` (`www_authenticate_uri`). */
+    www_authenticate_uri: z.string().min(1).optional(),
+    /** Seconds to wait for an answer from Keystone before answering 503 (`http_connect_timeout`). */
+    timeout: z.number().min(0.1).default(10),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** Where the API listens. */
@@ -118,8 +146,10 @@ export const configSchema = z
     database: z.string().optional(),
     /** Connections per process to PostgreSQL. */
     database_pool_size: z.number().int().min(1).default(10),
-    /** `noauth`: identity from trusted X-User-Id / X-Project-Id / X-Roles headers. */
-    auth: z.enum(['noauth']).default('noauth'),
+    /** `noauth`: identity from trusted X-User-Id / X-Project-Id / X-Roles headers; `keystone`: from X-Auth-Token, validated by Keystone. */
+    auth: z.enum(['noauth', 'keystone']).default('noauth'),
+    /** Token validation for `auth: keystone`. */
+    keystone: keystoneSchema.default(keystoneSchema.parse({})),
     /** noauth: the project of a caller that sends no X-Project-Id (who is then admin), as Neutron's noauth. */
     noauth_default_project_id: z.string().min(1).default('fake_project_id'),
     /** `fatal`, `error`, `warn`, `info`, `debug` or `trace`. */
@@ -134,7 +164,15 @@ export const configSchema = z
     /** The OVN data plane; without `nb_connection` octonet serves the API alone. */
     ovn: ovnSchema.default(ovnSchema.parse({})),
   })
-  .strict();
+  .strict()
+  .superRefine((config, issues) => {
+    if (config.auth !== 'keystone') return;
+    for (const key of ['url', 'user', 'password_file', 'project'] as const) {
+      if (config.keystone[key] === undefined) {
+        issues.addIssue({ code: 'custom', path: ['keystone', key], message: 'required with auth: keystone' });
+      }
+    }
+  });
 
 export type Config = z.infer<typeof configSchema> & { database: string };
 export type NetworkConfig = Config['network'];
