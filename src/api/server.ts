@@ -28,6 +28,7 @@ import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
 import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
+import { registerRouterRoutes } from './router-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 
@@ -225,6 +226,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerQuotaRoutes(app, deps);
   registerAvailabilityZoneRoutes(app, deps);
   registerAgentRoutes(app, deps);
+  registerRouterRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
   return app;
 }

@@ -179,8 +179,46 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   get_rbac_policy: ADMIN_OR_PROJECT_READER,
   delete_rbac_policy: ADMIN_OR_PROJECT_MEMBER,
 
+  // ---- routers (router.py): SNAT, fixed gateway addresses and the multihoming actions' details are an admin's ----
+  create_router: ADMIN_OR_PROJECT_MEMBER,
+  'create_router:external_gateway_info': ADMIN_OR_PROJECT_MEMBER,
+  'create_router:external_gateway_info:network_id': ADMIN_OR_PROJECT_MEMBER,
+  'create_router:external_gateway_info:enable_snat': ADMIN,
+  'create_router:external_gateway_info:external_fixed_ips': ADMIN,
+  'create_router:tags': ADMIN_OR_PROJECT_MEMBER,
+  get_router: ADMIN_OR_PROJECT_READER,
+  'get_router:tags': ADMIN_OR_PROJECT_READER,
+  update_router: ADMIN_OR_PROJECT_MEMBER,
+  'update_router:external_gateway_info': ADMIN_OR_PROJECT_MEMBER,
+  'update_router:external_gateway_info:network_id': ADMIN_OR_PROJECT_MEMBER,
+  'update_router:external_gateway_info:enable_snat': ADMIN,
+  'update_router:external_gateway_info:external_fixed_ips': ADMIN,
+  'update_router:tags': ADMIN_OR_PROJECT_MEMBER,
+  delete_router: ADMIN_OR_PROJECT_MEMBER,
+  'delete_router:tags': ADMIN_OR_PROJECT_MEMBER,
+  add_router_interface: ADMIN_OR_PROJECT_MEMBER,
+  remove_router_interface: ADMIN_OR_PROJECT_MEMBER,
+  add_extraroutes: ADMIN_OR_PROJECT_MEMBER,
+  remove_extraroutes: ADMIN_OR_PROJECT_MEMBER,
+
+  // ---- floating IPs (floatingip.py): choosing the address is a manager's ----
+  create_floatingip: ADMIN_OR_PROJECT_MEMBER,
+  'create_floatingip:floating_ip_address': ADMIN_OR_PROJECT_MANAGER,
+  'create_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
+  get_floatingip: ADMIN_OR_PROJECT_READER,
+  'get_floatingip:tags': ADMIN_OR_PROJECT_READER,
+  update_floatingip: ADMIN_OR_PROJECT_MEMBER,
+  'update_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
+  delete_floatingip: ADMIN_OR_PROJECT_MEMBER,
+  'delete_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
+
   // ---- agents (agent.py): an operator's view of the chassis ----
   get_agent: ADMIN,
   update_agent: ADMIN,
   delete_agent: ADMIN,
+  // The L3 agent scheduler: where a router's gateway runs, and pinning it (the OVN gateway chassis).
+  'get_l3-agents': ADMIN,
+  'get_l3-routers': ADMIN,
+  'create_l3-router': ADMIN,
+  'delete_l3-router': ADMIN,
 };

@@ -28,8 +28,17 @@ function evaluate(tree: RuleTree, ctx: RequestContext, target: PolicyTarget): bo
   return 'rule' in tree ? ruleFor(tree.rule)(ctx, target) : tree.and.every((t) => evaluate(t, ctx, target));
 }
 
-/** Sub-rules for list-of-dict attributes (`fixed_ips:ip_address`), one per key per element. */
+/**
+ * Sub-rules (`_build_subattr_match_rule`): for a list of dicts (`fixed_ips:ip_address`) one per key
+ * per element; for a dict (`external_gateway_info:enable_snat`) one per key it sets, in the
+ * validator's order.
+ */
 function subAttributeRules(ruleName: string, attr: AttributeSpec, value: unknown): RuleTree | undefined {
+  if (Array.isArray(attr.policySubKeys)) {
+    if (!isPlainObject(value)) return undefined;
+    const keys = attr.policySubKeys.filter((key) => key in value);
+    return keys.length ? { and: keys.map((key) => ({ rule: `${ruleName}:${key}` })) } : undefined;
+  }
   if (!attr.policySubKeys || !Array.isArray(value)) return undefined;
   const rules: RuleTree[] = [];
   for (const item of value) {

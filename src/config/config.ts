@@ -43,6 +43,8 @@ const networkSchema = z
     max_subnet_host_routes: z.number().int().min(0).default(20),
     /** Most allowed address pairs a port may list. */
     max_allowed_address_pair: z.number().int().min(0).default(10),
+    /** `enable_snat` of a router gateway set without one (Neutron's `enable_snat_by_default`). */
+    enable_snat_by_default: z.boolean().default(true),
   })
   .strict();
 

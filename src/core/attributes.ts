@@ -38,8 +38,12 @@ export interface AttributeSpec {
   readonly sort?: boolean;
   /** Writes are checked against `create_<res>:<attr>` / `update_<res>:<attr>` policy (`enforce_policy`). */
   readonly enforcePolicy?: boolean;
-  /** A list of dicts whose keys get their own rules (`create_port:fixed_ips:ip_address`). */
-  readonly policySubKeys?: boolean;
+  /**
+   * Sub-keys get their own policy rules: `true` for a list of dicts (`create_port:fixed_ips:ip_address`,
+   * one per key of each element), or a dict's keys in its validator's order
+   * (`update_router:external_gateway_info:enable_snat`, one per key the value sets).
+   */
+  readonly policySubKeys?: boolean | readonly string[];
 }
 
 export interface ResourceSpec {

@@ -21,6 +21,7 @@ import type { NetworkRecord } from '../store/networks.js';
 import type { View } from './resource.js';
 import { protocolNumber } from './security-groups/rule-validation.js';
 import type { Services } from './services.js';
+import { FloatingIpService } from './floatingips/service.js';
 import { TRUE } from '../store/list.js';
 
 const METADATA_OWNER = 'network:distributed';
@@ -91,26 +92,31 @@ export function createResourceReader(services: Services): ResourceReader {
       const view = await orMissing(services.securityGroups.show(ctx, id));
       return view ? groupState(view) : undefined;
     },
-    router: async () => undefined,
-    portsOfRouter: async () => [],
-    floatingIp: async () => undefined,
-    floatingIpsOfRouter: async () => [],
+    router: (id) => services.routers.stateOf(id),
+    portsOfRouter: (id) =>
+      ports({ device_id: [id], device_owner: ['network:router_interface', 'network:router_gateway'] }),
+    async floatingIp(id) {
+      const view = await orMissing(services.floatingIps.show(ctx, id));
+      return view ? FloatingIpService.state(view) : undefined;
+    },
+    floatingIpsOfRouter: (routerId) => services.floatingIps.statesOfRouter(routerId),
     portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
     async snapshot() {
-      const [networks, subnets, allPorts, groups] = await Promise.all([
+      const [networks, subnets, allPorts, groups, routers, floatingIps] = await Promise.all([
         listNetworkRecords({ store: services.deps.store, projectId: null }, EMPTY_LIST_QUERY, TRUE),
         services.subnets.list(ctx, EMPTY_LIST_QUERY),
         services.ports.list(ctx, EMPTY_LIST_QUERY),
         services.securityGroups.list(ctx, EMPTY_LIST_QUERY),
+        services.routers.states(),
+        services.floatingIps.states(),
       ]);
       return {
         networks: networks.records.map(networkState),
         subnets: subnets as unknown as SubnetState[],
         ports: allPorts as unknown as PortState[],
         securityGroups: groups.map(groupState),
-        // Routers and floating IPs arrive with their services.
-        routers: [],
-        floatingIps: [],
+        routers,
+        floatingIps,
       };
     },
   };
@@ -122,7 +128,7 @@ export function createDriverHost(services: Services): DriverHost {
   return {
     reader,
     reportPortUp: (portId, up) => services.ports.reportUp(portId, up),
-    reportFloatingIpStatus: async () => {},
+    reportFloatingIpStatus: (id, status) => services.floatingIps.reportStatus(id, status),
     async ensureMetadataPort(networkId) {
       if (!config.ovn.metadata_enabled) return;
       const network = await reader.network(networkId);

@@ -549,3 +549,97 @@ export const TagResourceNotFound = define<{ resource: unknown; resource_id: unkn
   'NotFound',
   'Resource %(resource)s %(resource_id)s could not be found.',
 );
+
+// ---- routers, extra routes and floating IPs (neutron_lib/exceptions/l3.py, extraroute.py) ----
+export const RouterNotFound = define<{ router_id: unknown }>(
+  'RouterNotFound',
+  'NotFound',
+  'Router %(router_id)s could not be found',
+);
+export const RouterInUse = define<{ router_id: unknown; reason: unknown }>(
+  'RouterInUse',
+  'InUse',
+  'Router %(router_id)s %(reason)s',
+);
+export const RouterInterfaceNotFound = define<{ router_id: unknown; port_id: unknown }>(
+  'RouterInterfaceNotFound',
+  'NotFound',
+  'Router %(router_id)s does not have an interface with id %(port_id)s',
+);
+export const RouterInterfaceNotFoundForSubnet = define<{ router_id: unknown; subnet_id: unknown }>(
+  'RouterInterfaceNotFoundForSubnet',
+  'NotFound',
+  'Router %(router_id)s has no interface on subnet %(subnet_id)s',
+);
+export const RouterInterfaceInUseByFloatingIP = define<{ router_id: unknown; subnet_id: unknown }>(
+  'RouterInterfaceInUseByFloatingIP',
+  'InUse',
+  'Router interface for subnet %(subnet_id)s on router %(router_id)s cannot be deleted, as it is required by one or more floating IPs.',
+);
+export const RouterInterfaceInUseByRoute = define<{ router_id: unknown; subnet_id: unknown }>(
+  'RouterInterfaceInUseByRoute',
+  'InUse',
+  'Router interface for subnet %(subnet_id)s on router %(router_id)s cannot be deleted, as it is required by one or more routes.',
+);
+export const RouterExternalGatewayInUseByFloatingIp = define<{ router_id: unknown; net_id: unknown }>(
+  'RouterExternalGatewayInUseByFloatingIp',
+  'InUse',
+  'Gateway cannot be updated for router %(router_id)s, since a gateway to external network %(net_id)s is required by one or more floating IPs.',
+);
+export const SubnetMismatchForPort = define<{ port_id: unknown; subnet_id: unknown }>(
+  'SubnetMismatchForPort',
+  'BadRequest',
+  'Subnet on port %(port_id)s does not match the requested subnet %(subnet_id)s.',
+);
+export const InvalidRoutes = define<{ routes: unknown; reason: unknown }>(
+  'InvalidRoutes',
+  'BadRequest',
+  'Invalid format for routes: %(routes)s, %(reason)s',
+);
+export const FloatingIPNotFound = define<{ floatingip_id: unknown }>(
+  'FloatingIPNotFound',
+  'NotFound',
+  'Floating IP %(floatingip_id)s could not be found',
+);
+export const ExternalGatewayForFloatingIPNotFound = define<{
+  external_network_id: unknown;
+  subnet_id: unknown;
+  port_id: unknown;
+}>(
+  'ExternalGatewayForFloatingIPNotFound',
+  'NotFound',
+  'External network %(external_network_id)s is not reachable from subnet %(subnet_id)s.  Therefore, cannot associate Port %(port_id)s with a Floating IP.',
+);
+export const FloatingIPPortAlreadyAssociated = define<{
+  floating_ip_address: unknown;
+  fip_id: unknown;
+  port_id: unknown;
+  fixed_ip: unknown;
+  net_id: unknown;
+}>(
+  'FloatingIPPortAlreadyAssociated',
+  'InUse',
+  'Cannot associate floating IP %(floating_ip_address)s (%(fip_id)s) with port %(port_id)s using fixed IP %(fixed_ip)s, as that fixed IP already has a floating IP on external network %(net_id)s.',
+);
+export const ExternalIpAddressExhausted = define<{ net_id: unknown }>(
+  'ExternalIpAddressExhausted',
+  'BadRequest',
+  'Unable to find any IP address on external network %(net_id)s.',
+);
+
+// ---- the L3 agent scheduler (neutron/extensions/l3agentscheduler.py) ----
+export const InvalidL3Agent = define<{ id: unknown }>(
+  'InvalidL3Agent',
+  'NotFound',
+  'Agent %(id)s is not a L3 Agent or has been disabled',
+);
+export const RouterHostedByL3Agent = define<{ router_id: unknown; agent_id: unknown }>(
+  'RouterHostedByL3Agent',
+  'Conflict',
+  'The router %(router_id)s has been already hosted by the L3 Agent %(agent_id)s.',
+);
+export const RouterNotHostedByL3Agent = define<{ router_id: unknown; agent_id: unknown }>(
+  'RouterNotHostedByL3Agent',
+  'Conflict',
+  'The router %(router_id)s is not hosted by the L3 Agent %(agent_id)s.',
+);

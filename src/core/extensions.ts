@@ -40,22 +40,28 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2014-02-03T10:00:00-00:00',
   },
   {
-    name: 'DNS Integration',
-    alias: 'dns-integration',
-    description: 'Provides integration with DNS.',
-    updated: '2015-08-15T18:00:00-00:00',
-  },
-  {
     name: 'dns_domain for ports',
     alias: 'dns-domain-ports',
     description: 'Allows the DNS domain to be specified for a network port.',
     updated: '2017-04-24T10:00:00-00:00',
   },
   {
+    name: 'DNS Integration',
+    alias: 'dns-integration',
+    description: 'Provides integration with DNS.',
+    updated: '2015-08-15T18:00:00-00:00',
+  },
+  {
     name: 'Empty String Filtering Extension',
     alias: 'empty-string-filtering',
     description: 'Allow filtering by attributes with empty string value',
     updated: '2018-05-01T10:00:00-00:00',
+  },
+  {
+    name: 'Neutron L3 Configurable external gateway mode',
+    alias: 'ext-gw-mode',
+    description: 'Extension of the router abstraction for specifying whether SNAT should occur on the external gateway',
+    updated: '2013-03-28T10:00:00-00:00',
   },
   {
     name: 'Neutron external network',
@@ -71,10 +77,34 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2013-03-17T12:00:00-00:00',
   },
   {
+    name: 'Neutron Extra Route',
+    alias: 'extraroute',
+    description: 'Extra routes configuration for L3 router',
+    updated: '2013-02-01T10:00:00-00:00',
+  },
+  {
+    name: 'Atomically add/remove extra routes',
+    alias: 'extraroute-atomic',
+    description: 'Edit extra routes of a router on server side by atomically adding/removing extra routes',
+    updated: '2019-07-10T00:00:00+00:00',
+  },
+  {
     name: 'Filter parameters validation',
     alias: 'filter-validation',
     description: 'Provides validation on filter parameters.',
     updated: '2018-07-04T10:00:00-00:00',
+  },
+  {
+    name: 'Floating IP Port Details Extension',
+    alias: 'fip-port-details',
+    description: 'Add port_details attribute to Floating IP resource',
+    updated: '2018-04-09T10:00:00-00:00',
+  },
+  {
+    name: 'IP address substring filtering',
+    alias: 'ip-substring-filtering',
+    description: 'Provides IP address substring filtering when listing ports',
+    updated: '2017-11-28T09:00:00-00:00',
   },
   {
     name: 'IP Allocation',
@@ -83,10 +113,10 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2016-06-10T23:00:00-00:00',
   },
   {
-    name: 'IP address substring filtering',
-    alias: 'ip-substring-filtering',
-    description: 'Provides IP address substring filtering when listing ports',
-    updated: '2017-11-28T09:00:00-00:00',
+    name: 'L3 Agent Scheduler',
+    alias: 'l3_agent_scheduler',
+    description: 'Schedule routers among l3 agents',
+    updated: '2013-02-07T10:00:00-00:00',
   },
   {
     name: 'Network MTU',
@@ -101,16 +131,16 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2017-07-12T00:00:00-00:00',
   },
   {
-    name: 'Network Availability Zone',
-    alias: 'network_availability_zone',
-    description: 'Availability zone support for network.',
-    updated: '2015-01-01T10:00:00-00:00',
-  },
-  {
     name: 'Network IP Availability',
     alias: 'network-ip-availability',
     description: 'Provides IP availability data for each network and subnet.',
     updated: '2015-09-24T00:00:00-00:00',
+  },
+  {
+    name: 'Network Availability Zone',
+    alias: 'network_availability_zone',
+    description: 'Availability zone support for network.',
+    updated: '2015-01-01T10:00:00-00:00',
   },
   {
     name: 'Pagination support',
@@ -143,10 +173,10 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2012-09-07T10:00:00-00:00',
   },
   {
-    name: 'Quota management support',
-    alias: 'quotas',
-    description: 'Expose functions for quotas management per project',
-    updated: '2012-07-29T10:00:00-00:00',
+    name: 'Quota engine limit check',
+    alias: 'quota-check-limit',
+    description: 'Support for checking the resource usage before applying a new quota limit',
+    updated: '2021-09-08T16:00:00-00:00',
   },
   {
     name: 'Quota details management support',
@@ -155,10 +185,10 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2017-02-10T10:00:00-00:00',
   },
   {
-    name: 'Quota engine limit check',
-    alias: 'quota-check-limit',
-    description: 'Support for checking the resource usage before applying a new quota limit',
-    updated: '2021-09-08T16:00:00-00:00',
+    name: 'Quota management support',
+    alias: 'quotas',
+    description: 'Expose functions for quotas management per project',
+    updated: '2012-07-29T10:00:00-00:00',
   },
   {
     name: 'RBAC Policies',
@@ -171,6 +201,19 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     alias: 'revision-if-match',
     description: 'Extension indicating that If-Match based on revision_number is supported.',
     updated: '2016-12-11T00:00:00-00:00',
+  },
+  {
+    name: 'Neutron L3 Router',
+    alias: 'router',
+    description:
+      'Router abstraction for basic L3 forwarding between L2 Neutron networks and access to external networks via a NAT gateway.',
+    updated: '2012-07-20T10:00:00-00:00',
+  },
+  {
+    name: 'Router Availability Zone',
+    alias: 'router_availability_zone',
+    description: 'Availability zone support for router.',
+    updated: '2015-01-01T10:00:00-00:00',
   },
   {
     name: 'security-group',

@@ -22,6 +22,9 @@ import { RbacPolicyService } from './rbac/service.js';
 import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
 import { TagService } from './tags/service.js';
+import { RouterService } from './routers/service.js';
+import { L3AgentScheduler } from './routers/l3-agents.js';
+import { FloatingIpService } from './floatingips/service.js';
 
 export interface Services {
   readonly deps: CoreDeps;
@@ -37,6 +40,10 @@ export interface Services {
   readonly agents: AgentService;
   readonly ipAvailability: IpAvailabilityService;
   readonly tags: TagService;
+  readonly routers: RouterService;
+  readonly floatingIps: FloatingIpService;
+  /** Where routers' gateways run (`/routers/<id>/l3-agents`, `/agents/<id>/l3-routers`). */
+  readonly l3Agents: L3AgentScheduler;
   /** Every collection served with the generic routes, in registration order. */
   readonly resources: readonly ResourceService[];
 }
@@ -62,11 +69,16 @@ export function createServices(options: {
   const ports = new PortService(deps, networks);
   const securityGroups = new SecurityGroupService(deps);
   const securityGroupRules = new SecurityGroupRuleService(deps);
+  const routers = new RouterService(deps, networks, subnets, ports);
+  const floatingIps = new FloatingIpService(deps, networks, ports);
+  const agents = new AgentService(deps.authz, () => deps.drivers.agents);
   const tags = new TagService(deps, [
     { path: 'networks', table: 'networks', service: networks },
     { path: 'subnets', table: 'subnets', service: subnets },
     { path: 'ports', table: 'ports', service: ports },
     { path: 'security-groups', table: 'security_groups', service: securityGroups },
+    { path: 'routers', table: 'routers', service: routers },
+    { path: 'floatingips', table: 'floatingips', service: floatingIps },
   ]);
   const quotaSets = new QuotaSetService(deps);
   const availabilityZones = new AvailabilityZoneService(deps.authz);
@@ -81,9 +93,21 @@ export function createServices(options: {
     quotas: deps.quotas,
     quotaSets,
     availabilityZones,
-    agents: new AgentService(deps.authz, () => deps.drivers.agents),
+    agents,
     ipAvailability,
     tags,
-    resources: [networks, subnets, ports, securityGroups, securityGroupRules, new RbacPolicyService(deps, networks)],
+    routers,
+    floatingIps,
+    l3Agents: new L3AgentScheduler(deps, routers, agents, () => deps.drivers.agents),
+    resources: [
+      networks,
+      subnets,
+      ports,
+      securityGroups,
+      securityGroupRules,
+      new RbacPolicyService(deps, networks),
+      routers,
+      floatingIps,
+    ],
   };
 }

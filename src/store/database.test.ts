@@ -17,6 +17,7 @@ const TABLES = [
   'default_security_groups',
   'external_networks',
   'extra_dhcp_opts',
+  'floatingips',
   'ip_allocations',
   'network_rbacs',
   'network_segments',
@@ -26,6 +27,9 @@ const TABLES = [
   'port_security_groups',
   'ports',
   'quotas',
+  'router_l3_agents',
+  'router_routes',
+  'routers',
   'security_group_rules',
   'security_groups',
   'subnets',
@@ -118,7 +122,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        ['0001-initial'],
+        ['0001-initial', '0002-routers'],
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -131,7 +135,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-initial'],
+          ['0001-initial', '0002-routers'],
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();

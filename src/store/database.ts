@@ -10,6 +10,7 @@ import { Kysely, Migrator, type Migration, type Transaction } from 'kysely';
 import type { DbBool, Schema } from './schema.js';
 import type { DbErrorInfo, StoreDialect } from './dialect.js';
 import * as m0001 from './migrations/0001-initial.js';
+import * as m0002 from './migrations/0002-routers.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -17,6 +18,7 @@ export type Db = Kysely<Schema>;
 /** Every migration, in order. A new migration is a new file and one line here. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0002-routers': m0002,
 };
 
 export interface Store {

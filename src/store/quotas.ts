@@ -11,6 +11,8 @@ const USAGE_TABLES: Record<string, string | undefined> = {
   security_group_rule: 'security_group_rules',
   // Neutron counts every RBAC policy the project owns, including the one a shared network gets.
   rbac_policy: 'network_rbacs',
+  router: 'routers',
+  floatingip: 'floatingips',
 };
 
 export async function loadQuotaOverrides(db: Db, projectId: string): Promise<Map<string, number>> {
@@ -44,12 +46,18 @@ export async function countUsage(db: Db, projectId: string, resource: string): P
 }
 
 /** Sets several limits of a project in one statement. */
-export async function upsertQuotas(db: Db, projectId: string, limits: readonly (readonly [string, number])[]): Promise<void> {
+export async function upsertQuotas(
+  db: Db,
+  projectId: string,
+  limits: readonly (readonly [string, number])[],
+): Promise<void> {
   if (limits.length === 0) return;
   await db
     .insertInto('quotas')
     .values(limits.map(([resource, limit]) => ({ project_id: projectId, resource, limit })))
-    .onConflict((oc) => oc.columns(['project_id', 'resource']).doUpdateSet((eb) => ({ limit: eb.ref('excluded.limit') })))
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'resource']).doUpdateSet((eb) => ({ limit: eb.ref('excluded.limit') })),
+    )
     .execute();
 }
 

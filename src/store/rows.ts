@@ -7,7 +7,8 @@ import type { Tx } from './database.js';
 import type { Schema } from './schema.js';
 
 /** Tables whose rows are API resources, keyed by a text `id`. */
-export type ResourceTable = 'networks' | 'subnets' | 'ports' | 'security_groups' | 'security_group_rules';
+export type ResourceTable =
+  'networks' | 'subnets' | 'ports' | 'security_groups' | 'security_group_rules' | 'routers' | 'floatingips';
 
 export async function insertRow<T extends ResourceTable>(tx: Tx, table: T, row: Insertable<Schema[T]>): Promise<void> {
   await tx

@@ -173,6 +173,48 @@ export interface TagTable {
   tag: string;
 }
 
+export interface RouterTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  admin_state_up: DbBool;
+  status: string;
+  enable_snat: DbBool;
+  /** The `network:router_gateway` port; null without a gateway. */
+  gw_port_id: string | null;
+  /** JSON array of availability zone names. */
+  availability_zone_hints: string;
+}
+
+export interface RouterRouteTable {
+  router_id: string;
+  destination: string;
+  nexthop: string;
+}
+
+/** An operator's pin of a router's gateway to an agent (chassis); lower position is preferred. */
+export interface RouterL3AgentTable {
+  router_id: string;
+  agent_id: string;
+  position: number;
+}
+
+export interface FloatingIpTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  floating_network_id: string;
+  /** The floating IP's own `network:floatingip` port on the external network. */
+  floating_port_id: string;
+  floating_ip_address: string;
+  /** The associated port and address; NULL (not '') when unassociated, see migration 0002. */
+  fixed_port_id: string | null;
+  fixed_ip_address: string | null;
+  router_id: string | null;
+  status: string;
+  dns_name: string;
+  dns_domain: string;
+}
+
 export interface Schema {
   networks: NetworkTable;
   external_networks: ExternalNetworkTable;
@@ -189,4 +231,8 @@ export interface Schema {
   security_group_rules: SecurityGroupRuleTable;
   quotas: QuotaTable;
   tags: TagTable;
+  routers: RouterTable;
+  router_routes: RouterRouteTable;
+  router_l3_agents: RouterL3AgentTable;
+  floatingips: FloatingIpTable;
 }

@@ -11,7 +11,7 @@ import { DESCRIPTION, ID, NAME, PROJECT, STANDARD_TAIL } from '../standard-attri
 import { validateListOfUniqueStrings, validateNonNegative, validateString, type Validator } from '../validators.js';
 
 /** Neutron stores the hints as JSON in a 255-character column and refuses longer lists. */
-const validateAvailabilityZoneHints: Validator = (data) => {
+export const validateAvailabilityZoneHints: Validator = (data) => {
   const msg = validateListOfUniqueStrings()(data);
   if (msg) return msg;
   if (JSON.stringify(data).length > 255)

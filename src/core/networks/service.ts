@@ -21,6 +21,7 @@ import { policyTarget, type Body, type Precondition, type ResourceService, type 
 import { timestamp } from '../standard-attributes.js';
 import { checkRevision } from '../revisions.js';
 import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
+import type { ResourceContext } from '../../drivers/contract.js';
 import type { Db, Tx } from '../../store/database.js';
 import {
   ACCESS_AS_SHARED,
@@ -78,6 +79,11 @@ export function canSeeNetwork(ctx: RequestContext, record: NetworkAccess): boole
 
 export class NetworkService implements ResourceService {
   readonly spec = NETWORK_SPEC;
+  /**
+   * Run inside a network's deletion before the in-use check, by services whose resources go with
+   * the network (an external network's unused floating IPs); they return the events of what they deleted.
+   */
+  readonly deleteHooks: ((tx: Tx, networkId: string) => Promise<ResourceContext[]>)[] = [];
 
   constructor(private readonly deps: CoreDeps) {}
 
@@ -304,6 +310,8 @@ export class NetworkService implements ResourceService {
       const current = this.view(record, ctx);
       deps.authz.enforceDelete(ctx, this.spec, current);
       checkRevision(record.row.revision_number, precondition);
+      const events: ResourceContext[] = [];
+      for (const hook of this.deleteHooks) events.push(...(await hook(tx, id)));
       const blocking = await portsBlockingNetworkDelete(tx, id, AUTO_DELETE_PORT_OWNERS);
       if (blocking.length) {
         throw NetworkInUse({
@@ -315,7 +323,7 @@ export class NetworkService implements ResourceService {
       await deleteRowWithTags(tx, 'networks', id);
       const event = { resource: 'network' as const, operation: 'delete' as const, request: ctx, current };
       deps.drivers.precommit(event);
-      return { result: undefined, events: [event] };
+      return { result: undefined, events: [...events, event] };
     });
   }
 }

@@ -6,7 +6,8 @@
  * A port is created DOWN and `unbound`: binding and status belong to the mechanism drivers.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResourceSpec } from '../attributes.js';
+import { prepareResource, type ResourceSpec } from '../attributes.js';
+import type { ResourceContext } from '../../drivers/contract.js';
 import type { PolicyTarget } from '../authorizer.js';
 import { adminContext, type RequestContext } from '../context.js';
 import { bulkCreate, writeTransaction, type CoreDeps } from '../deps.js';
@@ -53,6 +54,9 @@ import { generateUniqueMac, randomMac } from './mac.js';
 import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
 import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
+/** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
+const ROUTER_PORT_OWNERS = ['network:router_interface', 'network:router_gateway'];
+
 /** Binding states in which a port's MAC may still change (nothing uses it yet). */
 const UNBOUND_STATES = ['unbound', 'binding_failed'];
 
@@ -61,8 +65,21 @@ function parseJsonObject(text: string): unknown {
   return text === '{}' ? {} : JSON.parse(text);
 }
 
+/**
+ * What another service needs to say about the deletion of a port (Neutron's callbacks): the L3
+ * services refuse the direct deletion of the ports they own and disassociate floating IPs.
+ */
+export interface PortDeleteHook {
+  /** Refuses a deletion through the port API (`prevent_l3_port_deletion`); not run for internal deletes. */
+  guard?(tx: Tx, port: View): Promise<void>;
+  /** Lets go of the port inside the deleting transaction; returns the events of what it changed. */
+  release?(tx: Tx, port: View): Promise<ResourceContext[]>;
+}
+
 export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
+  /** Registered by the services that own or point at ports (routers, floating IPs). */
+  readonly deleteHooks: PortDeleteHook[] = [];
 
   constructor(
     private readonly deps: CoreDeps,
@@ -161,6 +178,17 @@ export class PortService implements ResourceService {
     return this.view((await this.visibleRecord(this.deps.store.db, ctx, id)).record);
   }
 
+  /** The port as the caller may see it (else PortNotFound), read inside `db` (a transaction). */
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<View> {
+    return this.view((await this.visibleRecord(db, ctx, id)).record);
+  }
+
+  /** Ports by id as an admin sees them, read inside `db`; missing ones are left out. */
+  async viewsWithin(db: Db, ids: readonly string[]): Promise<View[]> {
+    const records = await Promise.all(ids.map((id) => getPortRecord(db, id)));
+    return records.filter((r): r is PortRecord => r !== undefined).map((r) => this.view(r));
+  }
+
   /** IPAM's access to the database, inside the transaction. */
   private addressBook(tx: Tx, networkId: string): AddressBook {
     return {
@@ -196,6 +224,19 @@ export class PortService implements ResourceService {
       authorize: (tx, item) => this.networks.getVisible(tx, ctx, item.network_id as string),
       create: (tx, item, network) => this.createOne(tx, ctx, item, network),
     });
+  }
+
+  /**
+   * Creates a port octonet needs inside the caller's transaction (a router's interface or gateway,
+   * a floating IP's address): admin, no quota, all or nothing with the caller's own rows.
+   * `item` is an unprepared body; its defaults are filled here.
+   */
+  async createWithin(tx: Tx, item: Body): Promise<{ view: View; event: ResourceContext }> {
+    const ctx = adminContext('internal');
+    const prepared = prepareResource(ctx, this.spec, { ...item }, true);
+    const network = await this.networks.getVisible(tx, ctx, prepared.network_id as string);
+    const view = await this.createOne(tx, ctx, prepared, network);
+    return { view, event: { resource: 'port', operation: 'create', request: ctx, current: view } };
   }
 
   private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
@@ -289,8 +330,29 @@ export class PortService implements ResourceService {
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
+    return writeTransaction(this.deps, (tx) => this.updateIn(tx, ctx, id, body, precondition));
+  }
+
+  /** Updates a port inside the caller's transaction (a router taking a port as its interface), as admin. */
+  async updateWithin(tx: Tx, id: string, body: Body): Promise<{ view: View; event: ResourceContext }> {
+    const ctx = adminContext('internal');
+    const prepared = prepareResource(ctx, this.spec, body, false);
+    const { result, events } = await this.updateIn(tx, ctx, id, prepared, {});
+    return {
+      view: result,
+      event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: result },
+    };
+  }
+
+  private async updateIn(
+    tx: Tx,
+    ctx: RequestContext,
+    id: string,
+    body: Body,
+    precondition: Precondition,
+  ): Promise<{ result: View; events: ResourceContext[] }> {
     const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
+    {
       await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
       const { record, network } = await this.visibleRecord(tx, ctx, id);
       const original = this.view(record);
@@ -342,7 +404,7 @@ export class PortService implements ResourceService {
       const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
-    });
+    }
   }
 
   /**
@@ -358,7 +420,8 @@ export class PortService implements ResourceService {
       const record = await getPortRecord(tx, portId);
       if (!record) return { result: undefined, events: [] };
       const { row } = record;
-      const bound = !UNBOUND_STATES.includes(row.binding_vif_type);
+      // Router ports are never bound (they are everywhere); ML2/OVN forces them ACTIVE when up.
+      const bound = !UNBOUND_STATES.includes(row.binding_vif_type) || ROUTER_PORT_OWNERS.includes(row.device_owner);
       const status = up && toBool(row.admin_state_up) && bound ? 'ACTIVE' : up ? row.status : 'DOWN';
       if (status === row.status) return { result: undefined, events: [] };
       const original = this.view(record);
@@ -430,10 +493,28 @@ export class PortService implements ResourceService {
       const current = this.view(record);
       deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
       checkRevision(record.row.revision_number, precondition);
-      await deleteRowWithTags(tx, 'ports', id);
-      const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
-      return { result: undefined, events: [event] };
+      for (const hook of this.deleteHooks) await hook.guard?.(tx, current);
+      const events = await this.deleteIn(tx, ctx, current);
+      return { result: undefined, events };
     });
+  }
+
+  /**
+   * Deletes a port octonet owns (a router's interface or gateway, a floating IP's address) inside
+   * the caller's transaction, without the checks that keep users from deleting it directly.
+   */
+  async deleteWithin(tx: Tx, id: string): Promise<ResourceContext[]> {
+    await lockPortRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
+    const record = await getPortRecord(tx, id);
+    return record ? this.deleteIn(tx, adminContext('internal'), this.view(record)) : [];
+  }
+
+  private async deleteIn(tx: Tx, ctx: RequestContext, current: View): Promise<ResourceContext[]> {
+    const events: ResourceContext[] = [];
+    for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, current)));
+    await deleteRowWithTags(tx, 'ports', current.id as string);
+    const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
+    this.deps.drivers.precommit(event);
+    return [...events, event];
   }
 }

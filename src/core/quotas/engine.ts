@@ -79,4 +79,10 @@ export class QuotaEngine {
     }
     if (overs.length) throw OverQuota({ overs: pythonRepr(overs.sort()) });
   }
+
+  /** `limit_check`: a count that is not usage (a router's routes) against the project's limit. */
+  async limitCheck(db: Db, projectId: string, resource: QuotaResource, value: number): Promise<void> {
+    const limit = (await this.limits(db, projectId))[resource];
+    if (limit !== UNLIMITED && value > limit) throw OverQuota({ overs: pythonRepr([resource]) });
+  }
 }

@@ -164,6 +164,12 @@ export class SubnetService implements ResourceService {
     return this.view((await this.visibleRecord(this.deps.store.db, ctx, id)).record);
   }
 
+  /** The subnet as the caller may see it (else SubnetNotFound), read inside `db` (a transaction). */
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<{ view: View; network: NetworkAccess }> {
+    const { record, network } = await this.visibleRecord(db, ctx, id);
+    return { view: this.view(record), network };
+  }
+
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     return bulkCreate(this.deps, ctx, { resource: 'subnet', quota: 'subnet' }, items, {
       authorize: async (tx, item) => {
