@@ -1,9 +1,10 @@
 /**
  * The demo (`octonet` with no arguments): `serve` on a temporary SQLite database, driving OVN in a
  * 2-node `lab`; a network, a subnet and two VMs on two nodes, all made through the Neutron API, and
- * the VMs pinging each other over the tunnel. Then the `openstack` and `octonet lab` commands to
- * try. Everything it made (database, lab) is removed on exit. Without root (no namespaces) it
- * shows the API alone.
+ * the VMs pinging each other over the tunnel; then a router to the lab's outside network: a VM
+ * reaches the outside through SNAT and the outside reaches the other VM on its floating IP. Then
+ * the `openstack` and `octonet lab` commands to try. Everything it made (database, lab) is removed
+ * on exit. Without root (no namespaces) it shows the API alone.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,92 @@ function openstack(url: string, args: string[]): Promise<string> {
       else resolve(indent(stdout || stderr));
     });
   });
+}
+
+/** Polls until `ready` (the data plane follows the API within moments; the demo does not guess how long). */
+async function until(what: string, ready: () => Promise<boolean>): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not after 60 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The lab's physical network as an external network, a router with its gateway there and an
+ * interface on the demo subnet, and a floating IP on vm1: vm2 reaches the outside through SNAT,
+ * the outside reaches vm1 on its floating IP.
+ */
+async function showRouting(
+  url: string,
+  lab: Lab,
+  ports: Record<string, any>[],
+  ipOf: (port: Record<string, any>) => string,
+): Promise<void> {
+  const out = process.stdout;
+  const { outside } = await lab.status();
+  const external = (
+    await call(url, 'POST', '/v2.0/networks', {
+      network: {
+        name: 'public',
+        'router:external': true,
+        'provider:network_type': 'flat',
+        'provider:physical_network': outside.physnet,
+      },
+    })
+  ).network;
+  await call(url, 'POST', '/v2.0/subnets', {
+    subnet: {
+      name: 'public-subnet',
+      network_id: external.id,
+      ip_version: 4,
+      cidr: outside.cidr,
+      gateway_ip: outside.address,
+      enable_dhcp: false,
+      allocation_pools: [{ start: '198.51.100.10', end: '198.51.100.90' }],
+    },
+  });
+  const router = (
+    await call(url, 'POST', '/v2.0/routers', {
+      router: { name: 'demo-router', external_gateway_info: { network_id: external.id } },
+    })
+  ).router;
+  await call(url, 'PUT', `/v2.0/routers/${router.id}/add_router_interface`, {
+    subnet_id: ports[0]!.fixed_ips[0].subnet_id,
+  });
+  // The default security group lets in only its own members; the outside's pings need a rule.
+  await call(url, 'POST', '/v2.0/security-group-rules', {
+    security_group_rule: { security_group_id: ports[0]!.security_groups[0], direction: 'ingress', protocol: 'icmp' },
+  });
+  const fip = (
+    await call(url, 'POST', '/v2.0/floatingips', {
+      floatingip: { floating_network_id: external.id, port_id: ports[0]!.id },
+    })
+  ).floatingip;
+  const address = fip.floating_ip_address as string;
+  const inOutside = (argv: string[]) => lab.outsideCommand(argv);
+  await until(
+    'SNAT to the outside',
+    async () => (await lab.exec(lab.vmCommand('vm2', ['ping', '-c', '1', '-W', '1', outside.address]))).code === 0,
+  );
+  await until(
+    'the floating IP',
+    async () => (await lab.exec(inOutside(['ping', '-c', '1', '-W', '1', address]))).code === 0,
+  );
+  const snat = await lab.exec(lab.vmCommand('vm2', ['ping', '-c', '2', '-i', '0.2', outside.address]));
+  const toFip = await lab.exec(inOutside(['ping', '-c', '2', '-i', '0.2', address]));
+  const gateway = router.external_gateway_info.external_fixed_ips[0].ip_address as string;
+  out.write(`
+A router (demo-router) joins demo-subnet to the lab's physical network ${outside.cidr}, where the
+"outside" namespace (${outside.address}) stands for the world; its gateway ${gateway} is scheduled on a
+gateway chassis through an HA chassis group. vm2 (${ipOf(ports[1]!)}) reaches the outside through SNAT:
+
+  $ ./octonet lab vm exec vm2 --lab ${LAB_NAME} -- ping -c 2 ${outside.address}
+${indent(snat.stdout || snat.stderr)}
+vm1 has floating IP ${address} and its security group now lets ICMP in; the outside reaches it there:
+
+  $ ./octonet lab outside exec --lab ${LAB_NAME} -- ping -c 2 ${address}
+${indent(toFip.stdout || toFip.stderr)}`);
 }
 
 async function waitActive(url: string, portId: string): Promise<void> {
@@ -127,6 +214,7 @@ address from OVN's DHCP and its port went ACTIVE. vm1 on node1 pings vm2 on node
   $ ./octonet lab vm exec vm1 --lab ${LAB_NAME} -- ping -c 3 ${ipOf(ports[1]!)}
 ${indent(ping.stdout || ping.stderr)}`);
     }
+    if (lab) await showRouting(url, lab, ports, ipOf);
     out.write(`
 The real openstack CLI, talking to it (noauth: you are admin of project ${config.noauth_default_project_id}):
 
@@ -134,6 +222,8 @@ The real openstack CLI, talking to it (noauth: you are admin of project ${config
 ${await openstack(url, ['port', 'list', '--network', 'demo-net'])}`);
     if (lab) {
       out.write(`
+  $ openstack floating ip list
+${await openstack(url, ['floating', 'ip', 'list'])}
   $ openstack network agent list
 ${await openstack(url, ['network', 'agent', 'list'])}`);
     }
@@ -146,7 +236,9 @@ Try more:
   openstack security group rule create default --protocol tcp --dst-port 22
 ${
   lab
-    ? `  octonet lab status --name ${LAB_NAME}
+    ? `  openstack router show demo-router
+  openstack network agent list --router demo-router --long
+  octonet lab status --name ${LAB_NAME}
   ./octonet lab vm exec vm2 --lab ${LAB_NAME} -- ip addr
   ovn-nbctl --db=${lab.nb} show
   curl -s ${url}/metrics | grep octonet_ovn
