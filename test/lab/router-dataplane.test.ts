@@ -2,7 +2,8 @@
  * Routers and floating IPs with real packets, everything through the Neutron API: two subnets
  * routed through a router, SNAT to the outside (which sees the router's gateway address), a
  * floating IP reached from the outside (replies come back from it), `enable_snat: false` keeping
- * source addresses, the link-router pattern of the Octavia management network (seed 001), and the
+ * source addresses, the link-router pattern of the Octavia management network (seed 001), a gateway
+ * on a VLAN provider network, an operator moving the gateway with the openstack CLI, and the
  * gateway moving to the next gateway chassis when the active one dies.
  *
  * Lab: 3 nodes; VMs on node1, gateways on node2 and node3 (`--gateways node2,node3`). The flat
@@ -199,6 +200,65 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
     );
     assert.equal(await sourceSeenOutside(vm('amphora')), ipOf(amphora), 'no NAT on the way out');
     await assertTcpTransfer(lab(), scratch(), outside(), vm('amphora'), ipOf(amphora), 64 * 1024, 9003);
+  });
+
+  it('a router gateway on a VLAN provider network: SNAT out and a floating IP in, tagged on physnet1', async () => {
+    await lab().addOutsideVlan(120, '192.0.2.100/24');
+    const vlan = (
+      await post('/v2.0/networks', {
+        network: {
+          name: 'public-vlan',
+          'router:external': true,
+          'provider:network_type': 'vlan',
+          'provider:physical_network': 'physnet1',
+          'provider:segmentation_id': 120,
+        },
+      })
+    ).network;
+    await post('/v2.0/subnets', {
+      subnet: {
+        network_id: vlan.id,
+        cidr: '192.0.2.0/24',
+        ip_version: 4,
+        gateway_ip: '192.0.2.100',
+        enable_dhcp: false,
+      },
+    });
+    const { subnet } = await tenant('behind-vlan', '10.3.0.0/24');
+    const r2 = (
+      await post('/v2.0/routers', { router: { name: 'r-vlan', external_gateway_info: { network_id: vlan.id } } })
+    ).router;
+    await put(`/v2.0/routers/${r2.id}/add_router_interface`, { subnet_id: subnet.id });
+    const port = await plug('behind-vlan', 'behind-vlan');
+    await pollUntil(
+      async () => (await lab().exec([...vm('behind-vlan'), 'ping', '-c', '1', '-W', '1', '192.0.2.100'])).code === 0,
+      'SNAT over the VLAN',
+    );
+    const gateway = r2.external_gateway_info.external_fixed_ips[0].ip_address as string;
+    const server = lab().exec(
+      [...outside(), 'socat', '-u', 'TCP4-LISTEN:7001,reuseaddr', 'SYSTEM:echo $SOCAT_PEERADDR'],
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await pollUntil(
+      async () => (await lab().exec([...outside(), 'ss', '-Hltn', 'sport = :7001'])).stdout.trim().length > 0,
+      'listener',
+    );
+    await check(lab(), [
+      ...vm('behind-vlan'),
+      'socat',
+      '-u',
+      'OPEN:/dev/null',
+      'TCP4:192.0.2.100:7001,connect-timeout=10',
+    ]);
+    assert.equal((await server).stdout.trim(), gateway);
+    const fip = (await post('/v2.0/floatingips', { floatingip: { floating_network_id: vlan.id, port_id: port.id } }))
+      .floatingip;
+    await pollUntil(
+      async () => (await lab().exec([...outside(), 'ping', '-c', '1', '-W', '1', fip.floating_ip_address])).code === 0,
+      'FIP over the VLAN',
+    );
   });
 
   it('an operator moves the gateway with `openstack network agent remove/add router --l3`', async () => {
