@@ -166,7 +166,8 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
   });
 
   it('the link-router pattern: provider ↔ tenant through a router without SNAT, host route back', async () => {
-    // The router joins the provider network with a fixed address; the tenant subnet's host route
+    // The router joins the provider network with a fixed address (outside the pool, so no random
+    // allocation has taken it); the tenant subnet's host route
     // sends the provider range back through the router's port on the tenant network.
     const link = (
       await post('/v2.0/routers', {
@@ -175,7 +176,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
           external_gateway_info: {
             network_id: external.id,
             enable_snat: false,
-            external_fixed_ips: [{ subnet_id: externalSubnet.id, ip_address: '198.51.100.60' }],
+            external_fixed_ips: [{ subnet_id: externalSubnet.id, ip_address: '198.51.100.95' }],
           },
         },
       })
@@ -190,7 +191,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
     await put(`/v2.0/subnets/${mgmt.subnet.id}`, {
       subnet: { host_routes: [{ destination: '198.51.100.0/24', nexthop: '10.24.1.89' }] },
     });
-    await check(lab(), [...outside(), 'ip', 'route', 'replace', '10.24.0.0/16', 'via', '198.51.100.60']);
+    await check(lab(), [...outside(), 'ip', 'route', 'replace', '10.24.0.0/16', 'via', '198.51.100.95']);
     const amphora = await plug('amphora', 'mgmt');
     const routes = await check(lab(), [...vm('amphora'), 'ip', '-4', 'route']);
     assert.match(routes, /^198\.51\.100\.0\/24 via 10\.24\.1\.89 /m, 'the host route came by DHCP');
