@@ -76,7 +76,14 @@ for (const backend of BACKENDS) {
       ).body.network;
       extSubnet = (
         await api.admin.post('/v2.0/subnets', {
-          subnet: { network_id: ext.id, cidr: '203.0.113.0/24', ip_version: 4, gateway_ip: '203.0.113.1' },
+          // Addresses from .200 up are outside the pool: the tests choose them, no allocation takes them.
+          subnet: {
+            network_id: ext.id,
+            cidr: '203.0.113.0/24',
+            ip_version: 4,
+            gateway_ip: '203.0.113.1',
+            allocation_pools: [{ start: '203.0.113.2', end: '203.0.113.150' }],
+          },
         })
       ).body.subnet;
       net = (await a.post('/v2.0/networks', { network: { name: 'private' } })).body.network;
