@@ -1,0 +1,158 @@
+/**
+ * `npm run bench:routers`: routers and floating IPs with real packets on a 3-node OVN lab driven by
+ * octonet. On one lab (cloud.ts): floating IP create+associate → first packet (fip.ts), then router
+ * interface add → first routed packet (interface.ts); then gateway failovers, each on a fresh lab
+ * (failover.ts), with BFD at 100 ms and, with --default-bfd, at OVN's defaults. Prints the tables
+ * and the summary line, writes bench/routers/results/<timestamp>.json. Everything it starts it
+ * stops again, also on Ctrl-C or a failure (--keep-lab leaves the last lab up). Expects dist/
+ * built (bench/routers/run runs scripts/setup).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { undoOnSignals, wasInterrupted } from '../api/teardown.js';
+import { LAB_NAME, startCloud } from './cloud.js';
+import { measureFailover, type BfdSetting } from './failover.js';
+import { measureFip } from './fip.js';
+import { measureInterface } from './interface.js';
+import { HELP, parseRoutersBenchOptions, type RoutersBenchOptions } from './options.js';
+import { buildReport, type RoutersBenchResults } from './report.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const BFD_100MS = { minRx: 100, minTx: 100, mult: 3 };
+
+const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+/** Runs one figure; a failure is recorded and the next figure still runs. */
+async function attempt(results: RoutersBenchResults, name: string, fn: () => Promise<void>): Promise<void> {
+  if (wasInterrupted()) return;
+  say(name);
+  try {
+    await fn();
+  } catch (error) {
+    results.failures.push(`${name}: ${(error as Error).message}`);
+    say(`${name} failed: ${(error as Error).message}`);
+  }
+}
+
+async function run(options: RoutersBenchOptions, logsDir: string): Promise<RoutersBenchResults> {
+  const results: RoutersBenchResults = { failover: [], failures: [], notes: [] };
+  const settings: BfdSetting[] = ['bfd-100ms', ...(options.defaultBfd ? (['ovn-default'] as const) : [])];
+  const failovers = options.failoverRuns * settings.length;
+
+  await attempt(results, `lab ${LAB_NAME} (3 nodes) and octonet serve, BFD 100 ms`, async () => {
+    const cloud = await startCloud({
+      repoRoot,
+      logFile: join(logsDir, 'serve.log'),
+      bfd: BFD_100MS,
+      vms: ['left', 'right'],
+      say,
+    });
+    try {
+      await attempt(results, `floating IP create → first packet, ${options.rounds} rounds`, async () => {
+        results.fip = await measureFip(cloud, options.rounds, say);
+        results.failures.push(...results.fip.failures.map((f) => `floating IP: ${f}`));
+      });
+      await attempt(results, `router interface add → routed, ${options.rounds} rounds`, async () => {
+        results.interface = await measureInterface(cloud, options.rounds, say);
+        results.failures.push(...results.interface.failures.map((f) => `interface: ${f}`));
+      });
+    } finally {
+      await cloud.close(options.keepLab && failovers === 0);
+    }
+  });
+
+  let done = 0;
+  for (const setting of settings) {
+    for (let i = 1; i <= options.failoverRuns; i++) {
+      done++;
+      await attempt(results, `gateway failover (${setting}) ${i}/${options.failoverRuns} on a fresh lab`, async () => {
+        const sample = await measureFailover({
+          repoRoot,
+          logFile: join(logsDir, `serve-failover-${setting}-${i}.log`),
+          bfd: setting === 'bfd-100ms' ? BFD_100MS : undefined,
+          // OVN's defaults: OVS's min_rx 1000 ms (min_tx 100 ms), mult 3.
+          bfdDetectMs: setting === 'bfd-100ms' ? BFD_100MS.mult * BFD_100MS.minRx : 3 * 1000,
+          setting,
+          run: i,
+          keepLab: options.keepLab && done === failovers,
+          say,
+        });
+        results.failover.push(sample);
+        say(
+          `  killed ${sample.killed}: outage ${sample.outageMs.toFixed(0)} ms, ${sample.lost} lost, ` +
+            `l3-agents moved after ${sample.agentMovedMs ?? '—'} ms`,
+        );
+      });
+    }
+  }
+  if (options.keepLab) results.notes.push(`the lab ${LAB_NAME} was left up (octonet lab down --name ${LAB_NAME})`);
+  return results;
+}
+
+async function main(): Promise<number> {
+  let options: RoutersBenchOptions | undefined;
+  try {
+    options = parseRoutersBenchOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}\n`);
+    return 2;
+  }
+  if (!options) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) {
+    throw new Error('dist/cli/main.js is missing: build first (scripts/setup, or npm run bench:routers)');
+  }
+  if (process.getuid?.() !== 0) throw new Error('the lab needs root');
+  undoOnSignals();
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z');
+  const resultsDir = resolve(repoRoot, options.resultsDir);
+  const logsDir = join(resultsDir, `${stamp}.logs`);
+  mkdirSync(logsDir, { recursive: true });
+  const loadBefore = loadavg();
+  const results = await run(options, logsDir);
+  if (wasInterrupted()) return 130;
+  const report = buildReport(results);
+  const resultsFile = join(resultsDir, `${stamp}.json`);
+  writeFileSync(
+    resultsFile,
+    JSON.stringify(
+      {
+        time: new Date().toISOString(),
+        machine: { cpus: cpus().length, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
+        options,
+        results,
+        goals: report.goals,
+        summary: report.summary,
+        markdown: report.markdown,
+      },
+      null,
+      1,
+    ) + '\n',
+  );
+  process.stdout.write(
+    `\nrouters and floating IPs on OVN (lab: 3 nodes, gateways node2 and node3, OVN 23.03, userspace datapath; ` +
+      `octonet serve on SQLite); ${cpus().length} CPUs\n` +
+      `rounds ${options.rounds}, failover runs ${options.failoverRuns} per BFD setting; probes: ICMP echo every 5 ms (icmp-probe.py)\n\n` +
+      report.text +
+      '\n\nMarkdown (for a closing note):\n\n' +
+      report.markdown +
+      `\n\nresults: ${resultsFile}\nlogs:    ${logsDir}\n\n${report.summary}\n`,
+  );
+  return 0;
+}
+
+main().then(
+  // After an interrupt the signal handler exits once everything started is stopped.
+  (code) => (code === 130 ? undefined : process.exit(code)),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);
