@@ -10,7 +10,7 @@ export type Backend = 'sqlite' | 'postgres';
 export interface Workload {
   ports: number;
   concurrency: number;
-  /** Floating IPs; 0 skips api-bench's router / floating-IP phases (octonet has no routers yet). */
+  /** Floating IPs; 0 skips api-bench's router / floating-IP phases. */
   fips: number;
   listReps: number;
   showReps: number;
@@ -40,7 +40,7 @@ Neutron (the anchor in ../shared/anchors/neutron-zed) and prints one comparison 
 workload (the same for every target):
   --ports N              ports per create phase (default 500: 500 sequential + 500 concurrent)
   --concurrency C        concurrent clients (default 8)
-  --fips F               floating IPs; 0 skips the router/floating-IP phases (default 0)
+  --fips F               floating IPs; 0 skips the router/floating-IP phases (default 100, as run1.json)
   --list-reps N          repetitions of each list phase (default 20)
   --show-reps N          repetitions of port-show and port-update-name (default 100)
 targets:
@@ -97,7 +97,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     workload: {
       ports: positiveInt('ports', values.ports, 500),
       concurrency: positiveInt('concurrency', values.concurrency, 8),
-      fips: positiveInt('fips', values.fips, 0, 0),
+      fips: positiveInt('fips', values.fips, 100, 0),
       listReps: positiveInt('list-reps', values['list-reps'], 20),
       showReps: positiveInt('show-reps', values['show-reps'], 100),
     },
