@@ -698,6 +698,19 @@ for (const backend of BACKENDS) {
         });
       }
 
+      it("accepts a service type starting with one of compute:'s letters, as neutron-lib does", async () => {
+        // neutron-lib extends its prefix list with the string 'compute:', i.e. with its characters;
+        // neutron-tempest-plugin's service-type tests rely on it.
+        const s = await created({ cidr: '10.15.0.0/24', ip_version: 4, service_types: ['test:type_1', 'network:x'] });
+        assert.deepEqual(s.service_types, ['network:x', 'test:type_1']);
+        assertError(
+          await tryCreate({ cidr: '10.16.0.0/24', ip_version: 4, service_types: ['fest:type'] }),
+          400,
+          'InvalidSubnetServiceType',
+          'Subnet service type fest:type does not correspond to a valid device owner.',
+        );
+      });
+
       it('refuses a pool without an end, naming the expected keys', async () => {
         const r = await tryCreate({ cidr: '10.14.0.0/24', ip_version: 4, allocation_pools: [{ start: '10.14.0.2' }] });
         assert.equal(r.status, 400);

@@ -29,10 +29,13 @@ import {
 export const IPV6_MODES = ['dhcpv6-stateful', 'dhcpv6-stateless', 'slaac'] as const;
 
 /**
- * Device-owner prefixes a subnet may be reserved for (neutron-lib `DEVICE_OWNER_PREFIXES` plus
- * `compute:`). Neutron tests `startswith` on the tuple of these strings.
+ * The prefixes a subnet service type must start with, exactly as neutron-lib's
+ * `validate_subnet_service_types` builds them: `list(DEVICE_OWNER_PREFIXES)` (`network:`,
+ * `neutron:`) `+= DEVICE_OWNER_COMPUTE_PREFIX`, and `+=` of a string onto a list appends its
+ * characters, so any type starting with one of `compute:`'s letters passes too (`test:type_1`,
+ * which neutron-tempest-plugin's own tests use). Clients depend on that, so it is kept.
  */
-const SERVICE_TYPE_PREFIXES = ['network:', 'neutron:', 'compute:'];
+const SERVICE_TYPE_PREFIXES = ['network:', 'neutron:', ...'compute:'];
 
 /** `type:list_of_subnet_service_types`; raises like neutron-lib does. */
 const validateServiceTypes: Validator = (data) => {
