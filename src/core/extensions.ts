@@ -277,6 +277,12 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2019-05-24T10:00:00-00:00',
   },
   {
+    name: 'Subnet belongs to an external network',
+    alias: 'subnet-external-network',
+    description: 'Informs if the subnet belongs to an external network',
+    updated: '2024-02-05T18:00:00-00:00',
+  },
+  {
     name: 'Subnet service types',
     alias: 'subnet-service-types',
     description: 'Provides ability to set the subnet service_types field',

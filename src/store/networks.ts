@@ -138,6 +138,20 @@ export function isExternal(record: NetworkAccess): boolean {
   return record.rbac.some((r) => r.action === ACCESS_AS_EXTERNAL && r.target_project === '*');
 }
 
+/** Which of `networkIds` are external networks (a subnet's `router:external`). */
+export async function externalNetworkIds(db: Db, networkIds: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of chunks([...new Set(networkIds)])) {
+    const rows = await db
+      .selectFrom('external_networks')
+      .select('network_id')
+      .where('network_id', 'in', part)
+      .execute();
+    for (const r of rows) out.add(r.network_id);
+  }
+  return out;
+}
+
 /** The network row and its RBAC entries only: the cheap lookup subnets and ports need. */
 export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAccess | undefined> {
   // Side by side: on PostgreSQL each runs on its own pooled connection, one round trip in all.

@@ -25,6 +25,12 @@ export const SUBNETS_TABLE: ListTable = {
   customFilters: {
     // octonet has no subnet pools: every subnet's pool is null.
     subnetpool_id: (values) => (values.some((v) => v === null || v === '') ? sql`1 = 1` : sql`1 = 0`),
+    'router:external': (values) => {
+      const external = sql`exists (select 1 from external_networks e where e.network_id = subnets.network_id)`;
+      const wanted = new Set(values.map((v) => v === true));
+      if (wanted.size === 2) return sql`1 = 1`;
+      return wanted.has(true) ? external : sql`not ${external}`;
+    },
     shared: (values, env) => {
       const targets = env.projectId ? ['*', env.projectId] : ['*'];
       const shared = sql`exists (select 1 from network_rbacs r where r.object_id = subnets.network_id and r.action = 'access_as_shared' and ${inList('r.target_project', targets)})`;

@@ -1,6 +1,6 @@
 /**
  * The subnet attribute map: neutron-lib's `subnet` definition with subnet-service-types,
- * subnet-dns-publish-fixed-ip and the standard attributes, in Neutron's order.
+ * subnet-dns-publish-fixed-ip, subnet-external-network and the standard attributes, in Neutron's order.
  */
 import { HTTPBadRequest, InvalidInputSubnetServiceType, InvalidSubnetServiceType } from '../errors.js';
 import { NOT_SPECIFIED, type ResourceSpec } from '../attributes.js';
@@ -163,6 +163,16 @@ export const SUBNET_SPEC: ResourceSpec = {
     service_types: { post: true, put: true, default: NOT_SPECIFIED, validate: validateServiceTypes, visible: true },
     ...STANDARD_TAIL,
     dns_publish_fixed_ip: { post: true, put: true, default: false, convert: convertToBoolean, visible: true },
+    // subnet-external-network: read-only, the network's flag.
+    'router:external': {
+      post: false,
+      put: false,
+      default: false,
+      convert: convertToBoolean,
+      visible: true,
+      filter: true,
+      enforcePolicy: true,
+    },
     description: DESCRIPTION,
     project_id: PROJECT,
   },

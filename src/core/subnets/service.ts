@@ -41,6 +41,7 @@ import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE, listRows } from '../../store/list.js';
 import {
+  externalNetworkIds,
   getNetworkAccess,
   isExternal,
   isSharedWith,
@@ -71,6 +72,8 @@ const IpamValueInvalid = define<{ message: string }>('IpamValueInvalid', 'Confli
 interface SubnetRecord {
   row: SubnetTable;
   tags: string[];
+  /** The network is external (`router:external` of subnet-external-network). */
+  external: boolean;
 }
 
 export class SubnetService implements ResourceService {
@@ -102,6 +105,7 @@ export class SubnetService implements ResourceService {
       description: row.description,
       service_types: JSON.parse(row.service_types) as string[],
       dns_publish_fixed_ip: toBool(row.dns_publish_fixed_ip),
+      'router:external': record.external,
       tags: record.tags,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -121,11 +125,17 @@ export class SubnetService implements ResourceService {
   }
 
   private async records(db: Db, rows: SubnetTable[]): Promise<SubnetRecord[]> {
-    const tags = await loadTags(
-      db,
-      rows.map((r) => r.id),
-    );
-    return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [] }));
+    const [tags, external] = await Promise.all([
+      loadTags(
+        db,
+        rows.map((r) => r.id),
+      ),
+      externalNetworkIds(
+        db,
+        rows.map((r) => r.network_id),
+      ),
+    ]);
+    return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [], external: external.has(row.network_id) }));
   }
 
   private async visibleRecord(
@@ -266,7 +276,7 @@ export class SubnetService implements ResourceService {
     await bumpNetworkRevision(tx, networkRow.id, now);
     const ipam = toIpamSubnet(row);
     if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
-    const view = this.view({ row, tags: [] });
+    const view = this.view({ row, tags: [], external: isExternal(network) });
     deps.drivers.precommit({ resource: 'subnet', operation: 'create', request: ctx, current: view });
     return view;
   }
@@ -344,7 +354,7 @@ export class SubnetService implements ResourceService {
       const now = timestamp();
       await updateRow(tx, 'subnets', id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
       await bumpNetworkRevision(tx, row.network_id, now);
-      const current = this.view({ row: (await getSubnetRow(tx, id))!, tags: record.tags });
+      const current = this.view({ ...record, row: (await getSubnetRow(tx, id))! });
       const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
