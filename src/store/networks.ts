@@ -133,9 +133,13 @@ export async function listNetworkRecords(
   return { records: await loadNetworkRecords(env.store.db, rows), markerFound };
 }
 
-/** `router:external`, which always comes with a wildcard `access_as_external` entry. */
+/**
+ * `router:external`: the network has an external_networks row, which every `access_as_external`
+ * entry comes with (`router:external: true` makes a wildcard one; a policy for one project makes
+ * the network external too, and removing the last entry makes it internal again).
+ */
 export function isExternal(record: NetworkAccess): boolean {
-  return record.rbac.some((r) => r.action === ACCESS_AS_EXTERNAL && r.target_project === '*');
+  return record.rbac.some((r) => r.action === ACCESS_AS_EXTERNAL);
 }
 
 /** Which of `networkIds` are external networks (a subnet's `router:external`). */
