@@ -42,6 +42,14 @@ export function adminContext(requestId = 'internal'): RequestContext {
   return makeContext({ requestId, roles: ['admin'] });
 }
 
+/**
+ * Neutron's `context.elevated()`: the caller's identity with the admin role added, for lookups
+ * Neutron makes as admin (a tag's parent). Policy is still checked against the caller's own context.
+ */
+export function elevated(ctx: RequestContext): RequestContext {
+  return makeContext({ ...ctx, roles: [...ctx.roles, 'admin', 'member', 'reader'] });
+}
+
 /** Whether the context may see and touch a resource of `projectId` as its owner. */
 export function ownsProject(ctx: RequestContext, projectId: string): boolean {
   return ctx.projectId !== null && ctx.projectId === projectId;

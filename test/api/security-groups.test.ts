@@ -315,11 +315,19 @@ for (const backend of BACKENDS) {
         ['tagged'],
       );
       assert.deepEqual((await listGroups(m, '?not-tags=red')).map((g) => g.name).sort(), ['default', 'plain']);
+      // Neutron looks the parent up as admin: another project's group is refused, not hidden.
       assertError(
         await member(newProjectId()).put(`/v2.0/security-groups/${sg.id}/tags/x`),
+        403,
+        'PolicyNotAuthorized',
+        'rule:update_security_group:tags is disallowed by policy',
+      );
+      const missing = '6f1c2d3e-0000-4000-8000-000000000000';
+      assertError(
+        await m.put(`/v2.0/security-groups/${missing}/tags/x`),
         404,
         'TagResourceNotFound',
-        `Resource security_groups ${sg.id} could not be found.`,
+        `Resource security_groups ${missing} could not be found.`,
       );
       assertError(
         await reader(project).put(`/v2.0/security-groups/${sg.id}/tags/x`),

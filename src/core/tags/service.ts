@@ -2,18 +2,21 @@
  * The tags sub-resource (`/v2.0/<collection>/<id>/tags[/<tag>]`, standard-attr-tag and
  * tag-creation): list, check, replace, add and remove the tags of any taggable resource.
  *
- * The parent must be visible to the caller (else 404 TagResourceNotFound); then the
- * `<action>_<resource>:tags` rule decides (else 403). A request that changes the tags bumps the
- * parent's revision once; one that changes nothing does not.
+ * As Neutron's TaggingController, the parent is looked up as an admin would (404
+ * TagResourceNotFound only when it does not exist) and the `<action>_<resource>:tags` rule decides
+ * on it: a parent the caller may not see is a 403, not hidden. A request that changes the tags
+ * bumps the parent's revision once; one that changes nothing does not.
  */
 import { sql } from 'kysely';
-import type { RequestContext } from '../context.js';
+import type { PolicyTarget } from '../authorizer.js';
+import { elevated, type RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
 import { BadRequest, InvalidInput, NeutronError, TagNotFound, TagResourceNotFound } from '../errors.js';
 import type { ResourceService, View } from '../resource.js';
 import { timestamp } from '../standard-attributes.js';
 import { isPlainObject, validateListOfUniqueStrings, validateString } from '../validators.js';
 import type { Db, Tx } from '../../store/database.js';
+import { getNetworkAccess, isExternal, isSharedWith } from '../../store/networks.js';
 import { addTags, loadTags, removeTags } from '../../store/tags.js';
 
 export const MAX_TAG_LENGTH = 255;
@@ -67,15 +70,31 @@ export class TagService {
     const parent = this.parents.get(path)!;
     let view: View;
     try {
-      view = await parent.service.show(ctx, id);
+      view = await parent.service.show(elevated(ctx), id);
     } catch (error) {
       if (error instanceof NeutronError && error.status === 404) {
         throw TagResourceNotFound({ resource: parent.service.spec.collection, resource_id: id });
       }
       throw error;
     }
-    this.deps.authz.enforceRule(ctx, `${action}_${parent.service.spec.name}:tags`, view);
+    this.deps.authz.enforceRule(ctx, `${action}_${parent.service.spec.name}:tags`, await this.target(ctx, view));
     return { parent, view };
+  }
+
+  /**
+   * The policy target: the parent, and for subnets and ports what the rules ask of its network
+   * (owner, shared with the caller, external). A network's view already says both for the caller.
+   */
+  private async target(ctx: RequestContext, view: View): Promise<PolicyTarget> {
+    if (typeof view.network_id !== 'string') return view;
+    const network = await getNetworkAccess(this.deps.store.db, view.network_id);
+    if (!network) return view;
+    return {
+      ...view,
+      'network:project_id': network.row.project_id,
+      shared: isSharedWith(network, ctx.projectId),
+      'router:external': isExternal(network),
+    };
   }
 
   private checkLimit(parent: TagParent, tags: readonly string[]): void {
