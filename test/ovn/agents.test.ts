@@ -14,25 +14,9 @@ for (const backend of BACKENDS) {
     const api = useApi(backend, { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
     const nbCfg = () => Number(ovn.nbctl('get', 'NB_Global', '.', 'nb_cfg').trim());
 
-    /** What ovn-controller registers for itself: Chassis, its encap, Chassis_Private with a heartbeat. */
-    function registerChassis(name: string, ip: string, other: Record<string, string>): void {
-      ovn.sbctl('chassis-add', name, 'geneve', ip);
-      const config = Object.entries(other).map(([k, v]) => `other_config:${k}="${v}"`);
-      ovn.sbctl('set', 'Chassis', name, `hostname=${name}`, ...config);
-      const chassis = ovn.sbctl('get', 'Chassis', name, '_uuid').trim();
-      ovn.sbctl(
-        'create',
-        'Chassis_Private',
-        `name=${name}`,
-        `chassis=${chassis}`,
-        `nb_cfg=${nbCfg()}`,
-        `nb_cfg_timestamp=${Date.now()}`,
-      );
-    }
-
     before(() => {
-      registerChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex' });
-      registerChassis('gateway1', '192.0.2.12', {
+      ovn.addChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex' });
+      ovn.addChassis('gateway1', '192.0.2.12', {
         'ovn-bridge-mappings': 'physnet1:br-ex',
         'ovn-cms-options': 'enable-chassis-as-gw,availability-zones=az1:az2',
       });
