@@ -5,6 +5,8 @@
  * Route modules only translate HTTP to core calls; this module owns what is common to all of them.
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -16,13 +18,13 @@ import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import type { Config } from '../config/config.js';
 import { makeContext, type RequestContext } from '../core/context.js';
-import { HTTPBadRequest, HTTPNotFound, httpError } from '../core/errors.js';
+import { HTTPBadRequest, HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { PolicyAuthorizer } from '../auth/policy.js';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.js';
 import { AuthenticationFailure } from '../auth/failures.js';
 import { redactingLogger } from '../auth/log-redaction.js';
-import { sendError } from './errors.js';
+import { errorBody, sendError } from './errors.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
@@ -133,6 +135,29 @@ function stripJsonSuffix(url: string): string {
   return path.slice(0, -'.json'.length) + (q < 0 ? '' : url.slice(q));
 }
 
+/**
+ * Answers what Node's HTTP parser refuses before any route sees it (a malformed request line or
+ * header, a body without its length, headers too large) with Neutron's error body, then closes
+ * the connection, as Node's own handler does.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, type, message]: [number, string, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'HTTPRequestTimeout', 'The server has waited too long for the request to be sent by the client.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HTTPRequestHeaderFieldsTooLarge', 'The request header fields were too large.']
+        : [400, 'HTTPBadRequest', 'Malformed request'];
+  const body = JSON.stringify(errorBody(new NeutronError(type, status, message)));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const logger = redactingLogger(deps.logger);
@@ -146,6 +171,20 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    clientErrorHandler: answerClientError,
+    // A path the router cannot decode (`%zz`) or an id past maxParamLength: no route matches it,
+    // and it is answered as any unknown path is.
+    // No hook runs on this path, so the answer is written as the hooks would have shaped it.
+    frameworkErrors: (_error, request, reply) => {
+      const body = JSON.stringify(errorBody(HTTPNotFound()));
+      reply.hijack();
+      reply.raw.writeHead(404, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-openstack-request-id': request.id,
+      });
+      reply.raw.end(body);
+    },
   });
 
   // Neutron reads the body as JSON whatever its Content-Type says.
