@@ -126,6 +126,82 @@ describe('openstack CLI with Keystone', { concurrency: 1 }, () => {
     assert.deepEqual(networks && { inUse: networks['In Use'], limit: networks.Limit }, { inUse: 2, limit: 100 });
   });
 
+  it('network rbac create shares a network with one project, by its owner (a member) or an admin', async () => {
+    const B = keystone.projects.b;
+    // A member names the target by ID: Keystone does not let members look projects up by name.
+    const byMember = await memberA.json([
+      'network',
+      'rbac',
+      'create',
+      '--target-project',
+      B.id,
+      '--action',
+      'access_as_shared',
+      '--type',
+      'network',
+      'member-a-net',
+    ]);
+    assert.deepEqual(
+      [byMember.action, byMember.object_type, byMember.target_project_id, byMember.project_id],
+      ['access_as_shared', 'network', B.id, keystone.projects.a.id],
+    );
+    const seenByB = await memberB.json(['network', 'show', 'member-a-net']);
+    assert.equal(seenByB.is_shared ?? seenByB.shared, true);
+    assert.deepEqual(
+      (await memberA.json<{ ID: string }[]>(['network', 'rbac', 'list'])).map((p) => p.ID),
+      [byMember.id],
+    );
+    // Sharing with everyone is for admins.
+    const refused = await memberA.fails([
+      'network',
+      'rbac',
+      'create',
+      '--target-all-projects',
+      '--action',
+      'access_as_shared',
+      '--type',
+      'network',
+      'member-a-net',
+    ]);
+    assert.match(
+      refused.stderr,
+      /403: .*rule:create_rbac_policy:target_tenant\) and rule:create_rbac_policy:action\) is disallowed by policy/,
+    );
+    // B may see the network but not share it on.
+    const notOwner = await memberB.fails([
+      'network',
+      'rbac',
+      'create',
+      '--target-project',
+      keystone.projects.c.id,
+      '--action',
+      'access_as_shared',
+      '--type',
+      'network',
+      byMember.object_id,
+    ]);
+    assert.match(notOwner.stderr, /Only admins can manipulate policies on networks they do not own/);
+
+    // An admin names the project by name and may offer A's network to B as external.
+    const byAdmin = await admin.json([
+      'network',
+      'rbac',
+      'create',
+      '--target-project',
+      B.name,
+      '--action',
+      'access_as_shared',
+      '--type',
+      'network',
+      'admin-net',
+    ]);
+    assert.equal(byAdmin.target_project_id, B.id);
+    const names = (rows: { Name: string }[]) => rows.map((r) => r.Name).sort();
+    assert.deepEqual(names(await memberB.json(['network', 'list'])), ['admin-net', 'member-a-net', 'member-b-net']);
+    await admin.ok(['network', 'rbac', 'delete', byAdmin.id]);
+    assert.deepEqual(names(await memberB.json(['network', 'list'])), ['member-a-net', 'member-b-net']);
+  });
+
   it('a member sees their own quota and may not set one', async () => {
     const own = await memberB.json(['quota', 'show']);
     assert.equal(own.networks, 5);
