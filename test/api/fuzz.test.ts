@@ -194,6 +194,9 @@ const KEYS = [
 
 /** What the API server's seed resources are, refreshed when a request deletes one. */
 interface Seeds {
+  external: string;
+  router: string;
+  floatingip: string;
   network: string;
   subnet: string;
   port: string;
@@ -243,6 +246,19 @@ function template(resource: string, seeds: Seeds): Record<string, unknown> {
       return { network: 50, port: 100 + int(100) };
     case 'agent':
       return { description: 'd' };
+    case 'router':
+      return {
+        name: 'r',
+        admin_state_up: true,
+        external_gateway_info: { network_id: seeds.external, enable_snat: true },
+        routes: [{ destination: '10.99.0.0/16', nexthop: '10.0.0.99' }],
+      };
+    case 'floatingip':
+      return { floating_network_id: seeds.external, port_id: seeds.port, description: 'd' };
+    case 'interface':
+      return { subnet_id: seeds.subnet, port_id: seeds.port };
+    case 'router_id':
+      return { router_id: seeds.router };
     default:
       return {};
   }
@@ -253,6 +269,7 @@ function fuzzBody(resource: string | undefined, seeds: Seeds, method: string): s
   if (resource && resource !== 'tags' && chance(0.15)) {
     const valid = method === 'PUT' ? { name: `n${int(100)}`, description: 'd' } : template(resource, seeds);
     if (resource === 'quota') return JSON.stringify({ quota: template('quota', seeds) });
+    if (resource === 'interface' || resource === 'router_id') return JSON.stringify(template(resource, seeds));
     return JSON.stringify({ [resource]: valid });
   }
   const roll = random();
@@ -289,6 +306,8 @@ function fuzzBody(resource: string | undefined, seeds: Seeds, method: string): s
     else item[pick(KEYS)] = junk();
   }
   if (resource === 'tags') return JSON.stringify(chance(0.5) ? { tags: junk() } : { tags: [junk(), 'ok'] });
+  // Router interfaces and L3 scheduling take their fields at the top level.
+  if (resource === 'interface' || resource === 'router_id') return JSON.stringify(item);
   const bulk = chance(0.1);
   return JSON.stringify(bulk ? { [`${resource}s`]: [item, junk()] } : { [resource]: item });
 }
@@ -443,7 +462,8 @@ const ROUTES: Route[] = [
         ['subnets', s.subnet],
         ['ports', s.port],
         ['security-groups', s.securityGroup],
-        ['routers', uuid()],
+        ['routers', s.router],
+        ['floatingips', s.floatingip],
       ] as const);
       return `/v2.0/${collection}/${idOr(id)}/tags`;
     },
@@ -453,11 +473,27 @@ const ROUTES: Route[] = [
     path: (s) => `/v2.0/${pick(['networks', 'ports'])}/${idOr(pick([s.network, s.port]))}/tags/${enc(String(junk()))}`,
   },
   { path: () => '/v2.0/availability_zones' },
+  { path: () => `/v2.0/availability_zones/${idOr('nova')}` },
+  { path: () => '/v2.0/routers', resource: 'router' },
+  { path: (s) => `/v2.0/routers/${idOr(s.router)}`, resource: 'router' },
+  {
+    path: (s) => `/v2.0/routers/${idOr(s.router)}/${pick(['add_router_interface', 'remove_router_interface'])}`,
+    resource: 'interface',
+  },
+  {
+    path: (s) => `/v2.0/routers/${idOr(s.router)}/${pick(['add_extraroutes', 'remove_extraroutes'])}`,
+    resource: 'router',
+  },
+  { path: (s) => `/v2.0/routers/${idOr(s.router)}/l3-agents` },
+  { path: () => `/v2.0/agents/${idOr('gateway1')}/l3-routers`, resource: 'router_id' },
+  { path: (s) => `/v2.0/agents/${idOr('gateway1')}/l3-routers/${idOr(s.router)}` },
+  { path: () => '/v2.0/floatingips', resource: 'floatingip' },
+  { path: (s) => `/v2.0/floatingips/${idOr(s.floatingip)}`, resource: 'floatingip' },
   { path: () => '/v2.0/agents', resource: 'agent' },
   { path: () => `/v2.0/agents/${idOr('compute1')}`, resource: 'agent' },
   { path: () => '/v2.0/network-ip-availabilities' },
   { path: (s) => `/v2.0/network-ip-availabilities/${idOr(s.network)}` },
-  { path: () => `/v2.0/${pick(['routers', 'floatingips', 'subnetpools', 'nope', '%zz'])}` },
+  { path: () => `/v2.0/${pick(['subnetpools', 'trunks', 'nope', '%zz'])}` },
   {
     path: () =>
       pick(['/v3', '/v2.0//networks', '/v2.0/networks/', '//', '/v2.0/networks?', '/metrics', '/v2.0/networks/x/y/z']),
@@ -559,7 +595,20 @@ describe('fuzz: malformed and random requests at every route (sqlite)', () => {
       target_tenant: P2,
       tenant_id: P1,
     });
-    return { network, subnet, port, securityGroup, rule, rbac };
+    const external = await post('/v2.0/networks', 'network', { name: 'public', 'router:external': true });
+    await post('/v2.0/subnets', 'subnet', {
+      network_id: external,
+      cidr: '172.24.4.0/24',
+      ip_version: 4,
+      enable_dhcp: false,
+    });
+    const router = await post('/v2.0/routers', 'router', {
+      name: 'seed',
+      tenant_id: P1,
+      external_gateway_info: { network_id: external },
+    });
+    const floatingip = await post('/v2.0/floatingips', 'floatingip', { floating_network_id: external, tenant_id: P1 });
+    return { external, router, floatingip, network, subnet, port, securityGroup, rule, rbac };
   }
 
   /** Re-creates the seeds when a request deleted one of them. */
@@ -571,6 +620,9 @@ describe('fuzz: malformed and random requests at every route (sqlite)', () => {
       `/v2.0/security-groups/${seeds.securityGroup}`,
       `/v2.0/security-group-rules/${seeds.rule}`,
       `/v2.0/rbac-policies/${seeds.rbac}`,
+      `/v2.0/networks/${seeds.external}`,
+      `/v2.0/routers/${seeds.router}`,
+      `/v2.0/floatingips/${seeds.floatingip}`,
     ];
     for (const path of paths) if ((await api.admin.get(path)).status !== 200) return seed();
     return seeds;
