@@ -66,3 +66,25 @@ export async function projectHasPorts(tx: Tx, networkId: string, projectId: stri
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The projects of the routers whose gateway port is on the network (what an external policy gives access to). */
+export async function projectsWithGatewayOn(tx: Tx, networkId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('routers')
+    .innerJoin('ports', 'ports.id', 'routers.gw_port_id')
+    .select('routers.project_id')
+    .distinct()
+    .where('ports.network_id', '=', networkId)
+    .execute();
+  return rows.map((r) => r.project_id);
+}
+
+/** Whether the network is the default external network (`is_default`). */
+export async function isDefaultExternal(tx: Tx, networkId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('external_networks')
+    .select('is_default')
+    .where('network_id', '=', networkId)
+    .executeTakeFirst();
+  return row !== undefined && Boolean(row.is_default);
+}

@@ -149,6 +149,51 @@ for (const backend of BACKENDS) {
       assert.equal((await api.admin.get(`/v2.0/networks/${net.id}`)).body.network['router:external'], false);
     });
 
+    it("an external policy a project's router gateway depends on cannot be withdrawn (RbacPolicyInUse)", async () => {
+      const ext = (await api.admin.post('/v2.0/networks', { network: { name: 'ext-for-b' } })).body.network;
+      await api.admin.post('/v2.0/subnets', {
+        subnet: { network_id: ext.id, cidr: '172.30.0.0/24', ip_version: 4, enable_dhcp: false },
+      });
+      const post = (target: string) =>
+        api.admin.post('/v2.0/rbac-policies', {
+          rbac_policy: {
+            object_type: 'network',
+            object_id: ext.id,
+            action: 'access_as_external',
+            target_tenant: target,
+          },
+        });
+      const forB = (await post(B)).body.rbac_policy;
+      // Offered to B only, the network is external to B: B's router may use it as its gateway.
+      const router = await b.post('/v2.0/routers', {
+        router: { name: 'b-router', external_gateway_info: { network_id: ext.id } },
+      });
+      assert.equal(router.status, 201, router.text);
+      const inUse = {
+        NeutronError: {
+          type: 'RbacPolicyInUse',
+          message: `RBAC policy on object ${ext.id} cannot be removed because other objects depend on it.\nDetails: There are routers attached to this network that depend on this policy for access.`,
+          detail: '',
+        },
+      };
+      let r = await api.admin.delete(`/v2.0/rbac-policies/${forB.id}`);
+      assert.deepEqual([r.status, r.body], [409, inUse]);
+      r = await api.admin.put(`/v2.0/rbac-policies/${forB.id}`, { rbac_policy: { target_tenant: C } });
+      assert.deepEqual([r.status, r.body], [409, inUse]);
+      // With a wildcard entry, B's own entry is not needed; without B's entry, the wildcard is.
+      const all = (await post('*')).body.rbac_policy;
+      assert.equal((await api.admin.delete(`/v2.0/rbac-policies/${forB.id}`)).status, 204);
+      r = await api.admin.delete(`/v2.0/rbac-policies/${all.id}`);
+      assert.deepEqual([r.status, r.body], [409, inUse]);
+      r = await api.admin.put(`/v2.0/rbac-policies/${all.id}`, { rbac_policy: { target_tenant: B } });
+      assert.equal(r.status, 200, r.text);
+      // The gateway gone, nothing depends on the policy.
+      const cleared = await b.put(`/v2.0/routers/${router.body.router.id}`, { router: { external_gateway_info: {} } });
+      assert.equal(cleared.status, 200, cleared.text);
+      assert.equal((await api.admin.delete(`/v2.0/rbac-policies/${all.id}`)).status, 204);
+      assert.equal((await api.admin.get(`/v2.0/networks/${ext.id}`)).body.network['router:external'], false);
+    });
+
     it('policies count against the rbac_policy quota', async () => {
       const owner = newProjectId();
       const o = api.as({ project: owner });

@@ -6,8 +6,9 @@
  * The same rows back a network's `shared` and `router:external`, so policies made through either
  * door show through the other. Only the network's owner (or an admin) may write policies on it;
  * only an admin may target `*`. A policy cannot be withdrawn from a project that still has ports on
- * the network through it (RbacPolicyInUse). An external policy makes the network external; removing
- * the last one makes it internal again. Writing a policy bumps the network's revision, as Neutron's
+ * the network through it, nor an external policy from a project whose router has its gateway there
+ * (RbacPolicyInUse). An external policy makes the network external; removing the last one makes it
+ * internal again. Writing a policy bumps the network's revision, as Neutron's
  * `revises_on_change` does.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,8 +35,10 @@ import {
   deleteRbacRow,
   getRbacRow,
   hasRbacAction,
+  isDefaultExternal,
   listRbacRows,
   projectHasPorts,
+  projectsWithGatewayOn,
   retargetRbac,
 } from '../../store/rbac.js';
 import type { NetworkRbacTable } from '../../store/schema.js';
@@ -172,6 +175,42 @@ export class RbacPolicyService implements ResourceService {
     }
   }
 
+  /**
+   * `_validate_ext_not_in_use_by_project`: an external policy may not be withdrawn (deleted, or
+   * retargeted to `newTarget`) from a project whose router has its gateway on the network, unless
+   * another entry still covers it; the wildcard of a default external network stays.
+   */
+  private async ensureExternalNotInUse(
+    tx: Tx,
+    row: NetworkRbacTable,
+    network: NetworkAccess,
+    newTarget?: string,
+  ): Promise<void> {
+    if (row.action !== ACCESS_AS_EXTERNAL) return;
+    const external = network.rbac.filter((r) => r.action === ACCESS_AS_EXTERNAL);
+    let inUse: boolean;
+    if (row.target_project !== '*') {
+      if (external.some((r) => r.target_project === '*')) return;
+      inUse = (await projectsWithGatewayOn(tx, network.row.id)).includes(row.target_project);
+    } else {
+      if (await isDefaultExternal(tx, network.row.id)) {
+        throw RbacPolicyInUse({
+          object_id: network.row.id,
+          details: 'Default external networks must be shared to everyone.',
+        });
+      }
+      const covered = external.map((r) => r.target_project).filter((p) => p !== '*');
+      if (newTarget) covered.push(newTarget);
+      inUse = (await projectsWithGatewayOn(tx, network.row.id)).some((p) => !covered.includes(p));
+    }
+    if (inUse) {
+      throw RbacPolicyInUse({
+        object_id: network.row.id,
+        details: 'There are routers attached to this network that depend on this policy for access.',
+      });
+    }
+  }
+
   async update(ctx: RequestContext, id: string, body: Body, _precondition: Precondition): Promise<View> {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
@@ -181,8 +220,9 @@ export class RbacPolicyService implements ResourceService {
         return { result: rbacView(row), events: [] };
       }
       const network = await this.ownedNetwork(tx, ctx, row.object_id);
-      await this.ensureNotInUse(tx, row, network);
       const target = body.target_tenant as string;
+      await this.ensureNotInUse(tx, row, network);
+      await this.ensureExternalNotInUse(tx, row, network, target);
       if (network.rbac.some((r) => r.action === row.action && r.target_project === target))
         throw DuplicateRbacPolicy({});
       await retargetRbac(tx, id, target);
@@ -198,6 +238,7 @@ export class RbacPolicyService implements ResourceService {
       deps.authz.enforceDelete(ctx, this.spec, rbacView(row));
       const network = (await getNetworkAccess(tx, row.object_id))!;
       await this.ensureNotInUse(tx, row, network);
+      await this.ensureExternalNotInUse(tx, row, network);
       await deleteRbacRow(tx, id);
       // The last external policy gone, the network is internal again.
       if (row.action === ACCESS_AS_EXTERNAL && !(await hasRbacAction(tx, row.object_id, ACCESS_AS_EXTERNAL))) {
