@@ -31,6 +31,7 @@ import { registerQuotaRoutes } from './quota-routes.js';
 import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { registerRouterRoutes } from './router-routes.js';
+import { registerServiceProviderRoutes } from './service-provider-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 
@@ -266,6 +267,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerAvailabilityZoneRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerRouterRoutes(app, deps);
+  registerServiceProviderRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
   return app;
 }

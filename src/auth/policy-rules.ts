@@ -56,7 +56,8 @@ const ADMIN_OR_NET_OWNER_MEMBER = either(ADMIN, NET_OWNER_MEMBER);
 /** The network is shared with the caller (`shared` on networks and subnets, `network:shared` on ports). */
 const SHARED_NET: Check = (_ctx, t) => t.shared === true || t['network:shared'] === true;
 const EXTERNAL_NET: Check = (_ctx, t) => t['router:external'] === true;
-const SHARED_SG: Check = (_ctx, t) => t.shared === true;
+/** The resource itself says `shared` (security groups, subnet pools). */
+const SHARED_FLAG: Check = (_ctx, t) => t.shared === true;
 const NETWORK_DEVICE: Check = (_ctx, t) => typeof t.device_owner === 'string' && t.device_owner.startsWith('network:');
 
 /** oslo's fallback for unregistered names: `rule:admin_or_owner`, no role needed. */
@@ -108,6 +109,19 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   delete_subnet: either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
   'delete_subnet:tags': either(PROJECT_MEMBER, ADMIN_OR_NET_OWNER_MEMBER),
 
+  // ---- subnet pools (subnetpool.py): sharing a pool and making it the default are an admin's ----
+  create_subnetpool: ADMIN_OR_PROJECT_MEMBER,
+  'create_subnetpool:shared': ADMIN,
+  'create_subnetpool:is_default': ADMIN,
+  'create_subnetpool:tags': ADMIN_OR_PROJECT_MEMBER,
+  get_subnetpool: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  'get_subnetpool:tags': either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  update_subnetpool: ADMIN_OR_PROJECT_MEMBER,
+  'update_subnetpool:is_default': ADMIN,
+  'update_subnetpool:tags': ADMIN_OR_PROJECT_MEMBER,
+  delete_subnetpool: ADMIN_OR_PROJECT_MEMBER,
+  'delete_subnetpool:tags': ADMIN_OR_PROJECT_MEMBER,
+
   // ---- ports (port.py) ----
   create_port: either(ADMIN_OR_SERVICE, NET_OWNER_MEMBER, SHARED_NET),
   'create_port:device_id': either(ADMIN_OR_PROJECT_MEMBER, SERVICE),
@@ -151,11 +165,11 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
 
   // ---- security groups (security_group.py) ----
   create_security_group: ADMIN_OR_PROJECT_MEMBER,
-  get_security_group: either(ADMIN_OR_PROJECT_READER, SHARED_SG),
+  get_security_group: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
   update_security_group: ADMIN_OR_PROJECT_MEMBER,
   delete_security_group: ADMIN_OR_PROJECT_MEMBER,
   'create_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
-  'get_security_group:tags': either(ADMIN_OR_PROJECT_READER, SHARED_SG),
+  'get_security_group:tags': either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
   'update_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
   'delete_security_group:tags': ADMIN_OR_PROJECT_MEMBER,
   create_security_group_rule: either(ADMIN, SG_OWNER_MEMBER),

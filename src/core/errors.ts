@@ -643,3 +643,46 @@ export const RouterNotHostedByL3Agent = define<{ router_id: unknown; agent_id: u
   'Conflict',
   'The router %(router_id)s is not hosted by the L3 Agent %(agent_id)s.',
 );
+
+// ---- subnet pools (neutron_lib/exceptions/__init__.py) ----
+export const SubnetPoolInUse = define<{ subnet_pool_id: unknown; reason: unknown }>(
+  'SubnetPoolInUse',
+  'InUse',
+  'Unable to complete operation on subnet pool %(subnet_pool_id)s. %(reason)s.',
+);
+export const PrefixVersionMismatch = define(
+  'PrefixVersionMismatch',
+  'BadRequest',
+  'Cannot mix IPv4 and IPv6 prefixes in a subnet pool.',
+);
+export const IllegalSubnetPoolPrefixBounds = define<{
+  prefix_type: unknown;
+  prefixlen: unknown;
+  base_prefix_type: unknown;
+  base_prefixlen: unknown;
+}>(
+  'IllegalSubnetPoolPrefixBounds',
+  'BadRequest',
+  'Illegal prefix bounds: %(prefix_type)s=%(prefixlen)s, %(base_prefix_type)s=%(base_prefixlen)s.',
+);
+export const IllegalSubnetPoolPrefixUpdate = define<{ msg: unknown }>(
+  'IllegalSubnetPoolPrefixUpdate',
+  'BadRequest',
+  'Illegal update to prefixes: %(msg)s.',
+);
+export const MinPrefixSubnetAllocationError = define<{ prefixlen: unknown; min_prefixlen: unknown }>(
+  'MinPrefixSubnetAllocationError',
+  'BadRequest',
+  'Unable to allocate subnet with prefix length %(prefixlen)s, minimum allowed prefix is %(min_prefixlen)s.',
+);
+export const MaxPrefixSubnetAllocationError = define<{ prefixlen: unknown; max_prefixlen: unknown }>(
+  'MaxPrefixSubnetAllocationError',
+  'BadRequest',
+  'Unable to allocate subnet with prefix length %(prefixlen)s, maximum allowed prefix is %(max_prefixlen)s.',
+);
+/** Neutron raises it as a bare NeutronException (a 500); a full pool is the client's conflict here. */
+export const SubnetAllocationError = define<{ reason: unknown }>(
+  'SubnetAllocationError',
+  'Conflict',
+  'Failed to allocate subnet: %(reason)s.',
+);

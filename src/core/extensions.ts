@@ -240,6 +240,12 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2023-05-23T10:00:00-00:00',
   },
   {
+    name: 'Neutron Service Type Management',
+    alias: 'service-type',
+    description: 'API for retrieving service providers for Neutron advanced services',
+    updated: '2013-01-20T00:00:00-00:00',
+  },
+  {
     name: 'Sorting support',
     alias: 'sorting',
     description: 'Extension that indicates that sorting is enabled.',
@@ -283,16 +289,16 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2019-05-24T10:00:00-00:00',
   },
   {
-    name: 'Subnet belongs to an external network',
-    alias: 'subnet-external-network',
-    description: 'Informs if the subnet belongs to an external network',
-    updated: '2024-02-05T18:00:00-00:00',
-  },
-  {
     name: 'Subnet service types',
     alias: 'subnet-service-types',
     description: 'Provides ability to set the subnet service_types field',
     updated: '2016-03-15T18:00:00-00:00',
+  },
+  {
+    name: 'Subnet Allocation',
+    alias: 'subnet_allocation',
+    description: 'Enables allocation of subnets from a subnet pool',
+    updated: '2015-03-30T10:00:00-00:00',
   },
   {
     name: 'Tag creation extension',

@@ -25,6 +25,7 @@ import { TagService } from './tags/service.js';
 import { RouterService } from './routers/service.js';
 import { L3AgentScheduler } from './routers/l3-agents.js';
 import { FloatingIpService } from './floatingips/service.js';
+import { SubnetPoolService } from './subnetpools/service.js';
 
 export interface Services {
   readonly deps: CoreDeps;
@@ -65,7 +66,8 @@ export function createServices(options: {
     logger: options.logger,
   };
   const networks = new NetworkService(deps);
-  const subnets = new SubnetService(deps);
+  const subnetPools = new SubnetPoolService(deps);
+  const subnets = new SubnetService(deps, subnetPools);
   const ports = new PortService(deps, networks);
   const securityGroups = new SecurityGroupService(deps);
   const securityGroupRules = new SecurityGroupRuleService(deps);
@@ -79,6 +81,7 @@ export function createServices(options: {
     { path: 'security-groups', table: 'security_groups', service: securityGroups },
     { path: 'routers', table: 'routers', service: routers },
     { path: 'floatingips', table: 'floatingips', service: floatingIps },
+    { path: 'subnetpools', table: 'subnetpools', service: subnetPools },
   ]);
   const quotaSets = new QuotaSetService(deps);
   const availabilityZones = new AvailabilityZoneService(deps.authz);
@@ -102,6 +105,7 @@ export function createServices(options: {
     resources: [
       networks,
       subnets,
+      subnetPools,
       ports,
       securityGroups,
       securityGroupRules,

@@ -248,6 +248,9 @@ export const validateSubnet: Validator = (data) => {
 
 export const validateSubnetOrNone = orNone(validateSubnet);
 
+/** `type:subnet_list`: a list of CIDRs (subnet pool prefixes). */
+export const validateSubnetList: Validator = (data) => validateListOfItems(validateSubnet, data);
+
 export const validateIpOrSubnetOrNone: Validator = (data) => {
   if (validateIpAddressOrNone(data) !== undefined && validateSubnetOrNone(data) !== undefined) {
     return `'${s(data)}' is neither a valid IP address, nor is it a valid IP subnet`;

@@ -11,6 +11,7 @@ import type { DbBool, Schema } from './schema.js';
 import type { DbErrorInfo, StoreDialect } from './dialect.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-routers.js';
+import * as m0003 from './migrations/0003-subnetpools.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -19,6 +20,7 @@ export type Db = Kysely<Schema>;
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-routers': m0002,
+  '0003-subnetpools': m0003,
 };
 
 export interface Store {

@@ -8,7 +8,14 @@ import type { Schema } from './schema.js';
 
 /** Tables whose rows are API resources, keyed by a text `id`. */
 export type ResourceTable =
-  'networks' | 'subnets' | 'ports' | 'security_groups' | 'security_group_rules' | 'routers' | 'floatingips';
+  | 'networks'
+  | 'subnets'
+  | 'ports'
+  | 'security_groups'
+  | 'security_group_rules'
+  | 'routers'
+  | 'floatingips'
+  | 'subnetpools';
 
 export async function insertRow<T extends ResourceTable>(tx: Tx, table: T, row: Insertable<Schema[T]>): Promise<void> {
   await tx

@@ -63,6 +63,8 @@ export interface NetworkSegmentTable {
 
 export interface SubnetTable extends StandardColumns {
   id: string;
+  /** The pool the CIDR was allocated from (subnet_allocation); null for a CIDR given outright. */
+  subnetpool_id?: string | null;
   project_id: string;
   network_id: string;
   name: string;
@@ -215,6 +217,24 @@ export interface FloatingIpTable extends StandardColumns {
   dns_domain: string;
 }
 
+export interface SubnetPoolTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  ip_version: number;
+  default_prefixlen: number;
+  min_prefixlen: number;
+  max_prefixlen: number;
+  default_quota: number | null;
+  is_default: DbBool;
+  shared: DbBool;
+}
+
+export interface SubnetPoolPrefixTable {
+  subnetpool_id: string;
+  cidr: string;
+}
+
 export interface Schema {
   networks: NetworkTable;
   external_networks: ExternalNetworkTable;
@@ -235,4 +255,6 @@ export interface Schema {
   router_routes: RouterRouteTable;
   router_l3_agents: RouterL3AgentTable;
   floatingips: FloatingIpTable;
+  subnetpools: SubnetPoolTable;
+  subnetpool_prefixes: SubnetPoolPrefixTable;
 }

@@ -23,8 +23,12 @@ export const SUBNETS_TABLE: ListTable = {
     revision_number: { column: 'subnets.revision_number', type: 'int' },
   },
   customFilters: {
-    // octonet has no subnet pools: every subnet's pool is null.
-    subnetpool_id: (values) => (values.some((v) => v === null || v === '') ? sql`1 = 1` : sql`1 = 0`),
+    subnetpool_id: (values) => {
+      const ids = values.filter((v) => v !== null && v !== '');
+      const conditions = ids.length ? [inList('subnets.subnetpool_id', ids)] : [];
+      if (ids.length < values.length) conditions.push(sql`subnets.subnetpool_id is null`);
+      return or(conditions);
+    },
     'router:external': (values) => {
       const external = sql`exists (select 1 from external_networks e where e.network_id = subnets.network_id)`;
       const wanted = new Set(values.map((v) => v === true));
@@ -44,7 +48,9 @@ export const SUBNETS_TABLE: ListTable = {
 /** Subnets a non-admin may see: its own, on its networks, or on networks shared with it or external. */
 export function subnetVisibility(projectId: string | null): Condition {
   const targets = projectId ? ['*', projectId] : ['*'];
-  const viaRbac = sql`exists (select 1 from network_rbacs r where r.object_id = subnets.network_id and ${inList('r.target_project', targets)})`;
+  // Shared networks' subnets only: an external network's are not shown to other projects (Zed,
+  // and the tempest this project runs; master's subnet-external-network shows them).
+  const viaRbac = sql`exists (select 1 from network_rbacs r where r.object_id = subnets.network_id and r.action = 'access_as_shared' and ${inList('r.target_project', targets)})`;
   if (!projectId) return viaRbac;
   return or([
     sql`subnets.project_id = ${projectId}`,

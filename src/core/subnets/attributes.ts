@@ -1,6 +1,7 @@
 /**
  * The subnet attribute map: neutron-lib's `subnet` definition with subnet-service-types,
- * subnet-dns-publish-fixed-ip, subnet-external-network and the standard attributes, in Neutron's order.
+ * subnet-dns-publish-fixed-ip, master's `router:external` (shown, not advertised: octonet keeps Zed's
+ * visibility of external subnets) and the standard attributes, in Neutron's order.
  */
 import { HTTPBadRequest, InvalidInputSubnetServiceType, InvalidSubnetServiceType } from '../errors.js';
 import { NOT_SPECIFIED, type ResourceSpec } from '../attributes.js';
@@ -163,7 +164,7 @@ export const SUBNET_SPEC: ResourceSpec = {
     service_types: { post: true, put: true, default: NOT_SPECIFIED, validate: validateServiceTypes, visible: true },
     ...STANDARD_TAIL,
     dns_publish_fixed_ip: { post: true, put: true, default: false, convert: convertToBoolean, visible: true },
-    // subnet-external-network: read-only, the network's flag.
+    // As master's subnet-external-network: read-only, the network's flag.
     'router:external': {
       post: false,
       put: false,

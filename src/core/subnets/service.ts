@@ -16,7 +16,6 @@ import {
   NetworkNotFound,
   SubnetInUse,
   SubnetNotFound,
-  SubnetPoolNotFound,
 } from '../errors.js';
 import { formatIp, parseIp, parseNetwork, networksOverlap } from '../ip.js';
 import {
@@ -37,7 +36,7 @@ import type { ListQuery } from '../list-query.js';
 import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
-import { AUTO_DELETE_PORT_OWNERS, canSeeNetwork } from '../networks/service.js';
+import { AUTO_DELETE_PORT_OWNERS } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE, listRows } from '../../store/list.js';
 import {
@@ -63,6 +62,7 @@ import {
 } from '../../store/subnets.js';
 import { loadTags } from '../../store/tags.js';
 import { SUBNET_SPEC } from './attributes.js';
+import type { SubnetPoolService } from '../subnetpools/service.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
 import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
@@ -72,14 +72,18 @@ const IpamValueInvalid = define<{ message: string }>('IpamValueInvalid', 'Confli
 interface SubnetRecord {
   row: SubnetTable;
   tags: string[];
-  /** The network is external (`router:external` of subnet-external-network). */
+  /** The network is external (the subnet's read-only `router:external`, as master shows it). */
   external: boolean;
 }
 
 export class SubnetService implements ResourceService {
   readonly spec = SUBNET_SPEC;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: CoreDeps,
+    /** Where a subnet created with a `subnetpool_id` gets its CIDR. */
+    private readonly pools: SubnetPoolService,
+  ) {}
 
   notFound(id: string | null): Error {
     return SubnetNotFound({ subnet_id: id });
@@ -93,7 +97,7 @@ export class SubnetService implements ResourceService {
       tenant_id: row.project_id,
       network_id: row.network_id,
       ip_version: row.ip_version,
-      subnetpool_id: null,
+      subnetpool_id: row.subnetpool_id ?? null,
       enable_dhcp: toBool(row.enable_dhcp),
       ipv6_ra_mode: row.ipv6_ra_mode,
       ipv6_address_mode: row.ipv6_address_mode,
@@ -147,7 +151,12 @@ export class SubnetService implements ResourceService {
     const network = row ? await getNetworkAccess(db, row.network_id) : undefined;
     if (!row || !network) throw this.notFound(id);
     const [record] = await this.records(db, [row]);
-    const visible = ctx.isAdmin || ctx.isService || row.project_id === ctx.projectId || canSeeNetwork(ctx, network);
+    const visible =
+      ctx.isAdmin ||
+      ctx.isService ||
+      row.project_id === ctx.projectId ||
+      network.row.project_id === ctx.projectId ||
+      isSharedWith(network, ctx.projectId);
     if (!visible || !this.deps.authz.canRead(ctx, 'subnet', this.target(this.view(record!), network, ctx))) {
       throw this.notFound(id);
     }
@@ -198,11 +207,18 @@ export class SubnetService implements ResourceService {
     if (hasCidr && item.prefixlen !== undefined) {
       throw BadRequest({ resource: 'subnets', msg: 'cidr and prefixlen must not be supplied together' });
     }
-    if (item.subnetpool_id) throw SubnetPoolNotFound({ subnetpool_id: item.subnetpool_id });
-    if (!hasCidr)
+    const poolId = (item.subnetpool_id as string | null | undefined) ?? null;
+    if (!hasCidr && !poolId)
       throw BadRequest({ resource: 'subnets', msg: 'a subnetpool must be specified in the absence of a cidr' });
-    const cidr = canonicalCidr(item.cidr as string);
     const ipVersion = item.ip_version as number;
+    const given = hasCidr ? canonicalCidr(item.cidr as string) : undefined;
+    const cidr = poolId
+      ? await this.pools.allocateCidr(tx, ctx, poolId, {
+          ipVersion,
+          cidr: given,
+          prefixlen: item.prefixlen as number | undefined,
+        })
+      : given!;
     const request = {
       ip_version: ipVersion,
       cidr,
@@ -257,6 +273,7 @@ export class SubnetService implements ResourceService {
       name: item.name as string,
       ip_version: ipVersion,
       cidr,
+      subnetpool_id: poolId,
       gateway_ip: gateway === null ? null : formatIp(net.version, gateway),
       enable_dhcp: deps.store.bool(request.enable_dhcp),
       ipv6_ra_mode: request.ipv6_ra_mode ?? null,
