@@ -386,6 +386,11 @@ for (const backend of BACKENDS) {
         message: `External network ${ext.id} is not reachable from subnet ${island.id}.  Therefore, cannot associate Port ${lonely.id} with a Floating IP.`,
         detail: '',
       });
+      const described = await a.put(`/v2.0/floatingips/${fip.id}`, { floatingip: { description: 'still on vm' } });
+      assert.equal(described.body.floatingip.port_id, vm.id, 'an update of something else keeps the association');
+      const blank = await a.put(`/v2.0/floatingips/${fip.id}`, { floatingip: {} });
+      assert.equal(blank.body.floatingip.port_id, null, 'an empty update dissociates, as in Neutron');
+      assert.equal((await a.put(`/v2.0/floatingips/${fip.id}`, { floatingip: { port_id: vm.id } })).status, 200);
       assert.equal((await b.get(`/v2.0/floatingips/${fip.id}`)).status, 404, 'another project does not see it');
       assert.deepEqual((await b.get('/v2.0/floatingips')).body.floatingips, []);
     });

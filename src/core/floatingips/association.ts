@@ -28,8 +28,8 @@ const fipError = (msg: string) => BadRequest({ resource: 'floatingip', msg });
 
 /**
  * The association a create or update body asks for, or undefined when it leaves it as it is.
- * An update that names no port re-checks the current one (so a new `fixed_ip_address` applies),
- * as Neutron does.
+ * An update that names no port but changes something re-checks the current one (so a new
+ * `fixed_ip_address` applies), as Neutron does; an empty update dissociates, as Neutron does too.
  */
 export async function resolveAssociation(
   tx: Tx,
@@ -44,7 +44,9 @@ export async function resolveAssociation(
     throw fipError('fixed_ip_address cannot be specified without a port_id');
   }
   if (portId) return associate(tx, ctx, ports, fip, portId, body.fixed_ip_address as string | null | undefined);
-  if (!isCreate && 'port_id' in body) return NONE;
+  // An empty update dissociates (Neutron only re-reads the current port when the body has something
+  // in it; neutron-tempest-plugin's blank-update test expects exactly that).
+  if (!isCreate && ('port_id' in body || Object.keys(body).length === 0)) return NONE;
   if (!isCreate && fip.fixed_port_id) {
     return associate(tx, ctx, ports, fip, fip.fixed_port_id, body.fixed_ip_address as string | null | undefined);
   }
