@@ -6,13 +6,13 @@
  * tables (text and Markdown) and writes bench/ovn/results/<timestamp>.json. Everything it starts
  * it stops again, also on Ctrl-C or a failure. Expects dist/ built (bench/ovn/run runs scripts/setup).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { downLab, upLab, type Lab } from '../../src/lab/index.js';
 import type { ProcessGroup } from '../api/process-meter.js';
-import { deferUndo, undoOnSignals, wasInterrupted } from '../api/teardown.js';
+import { deferUndo, wasInterrupted } from '../api/teardown.js';
+import { optionsOrExit, repoRoot, startLabRun } from '../lab-run.js';
 import { measureActive } from './active.js';
 import { measureChurn } from './churn.js';
 import { CpuMeter, labProcessGroups } from './cpu.js';
@@ -26,7 +26,6 @@ import { HELP, parseOvnBenchOptions, type OvnBenchOptions } from './options.js';
 import { buildReport, type OvnBenchResults } from './report.js';
 import { measureRepair } from './repair.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const LAB_NAME = 'octonet-bench';
 const SUBNET_CIDR = '10.200.0.0/16';
 
@@ -144,29 +143,10 @@ async function run(options: OvnBenchOptions, logsDir: string): Promise<OvnBenchR
 }
 
 async function main(): Promise<number> {
-  let options: OvnBenchOptions | undefined;
-  try {
-    options = parseOvnBenchOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}\n`);
-    return 2;
-  }
-  if (!options) {
-    process.stdout.write(HELP + '\n');
-    return 0;
-  }
-  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) {
-    throw new Error('dist/cli/main.js is missing: build first (scripts/setup, or npm run bench:ovn)');
-  }
-  if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-  undoOnSignals();
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[:.]/g, '-')
-    .replace(/-\d{3}Z$/, 'Z');
-  const resultsDir = resolve(repoRoot, options.resultsDir);
-  const logsDir = join(resultsDir, `${stamp}.logs`);
-  mkdirSync(logsDir, { recursive: true });
+  const parsed = optionsOrExit(parseOvnBenchOptions, HELP);
+  if ('exit' in parsed) return parsed.exit;
+  const { options } = parsed;
+  const { logsDir, resultsFile } = startLabRun('bench:ovn', options.resultsDir);
   const builtBefore = buildStamp();
   const results = await run(options, logsDir);
   if (wasInterrupted()) return 130;
@@ -176,7 +156,6 @@ async function main(): Promise<number> {
     );
   }
   const report = buildReport(results);
-  const resultsFile = join(resultsDir, `${stamp}.json`);
   writeFileSync(
     resultsFile,
     JSON.stringify(

@@ -7,11 +7,11 @@
  * stops again, also on Ctrl-C or a failure (--keep-lab leaves the last lab up). Expects dist/
  * built (bench/routers/run runs scripts/setup).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { undoOnSignals, wasInterrupted } from '../api/teardown.js';
+import { join } from 'node:path';
+import { wasInterrupted } from '../api/teardown.js';
+import { optionsOrExit, repoRoot, startLabRun } from '../lab-run.js';
 import { LAB_NAME, startCloud } from './cloud.js';
 import { measureFailover, type BfdSetting } from './failover.js';
 import { measureFip } from './fip.js';
@@ -19,7 +19,6 @@ import { measureInterface } from './interface.js';
 import { HELP, parseRoutersBenchOptions, type RoutersBenchOptions } from './options.js';
 import { buildReport, type RoutersBenchResults } from './report.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const BFD_100MS = { minRx: 100, minTx: 100, mult: 3 };
 
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -92,34 +91,14 @@ async function run(options: RoutersBenchOptions, logsDir: string): Promise<Route
 }
 
 async function main(): Promise<number> {
-  let options: RoutersBenchOptions | undefined;
-  try {
-    options = parseRoutersBenchOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}\n`);
-    return 2;
-  }
-  if (!options) {
-    process.stdout.write(HELP + '\n');
-    return 0;
-  }
-  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) {
-    throw new Error('dist/cli/main.js is missing: build first (scripts/setup, or npm run bench:routers)');
-  }
-  if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-  undoOnSignals();
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[:.]/g, '-')
-    .replace(/-\d{3}Z$/, 'Z');
-  const resultsDir = resolve(repoRoot, options.resultsDir);
-  const logsDir = join(resultsDir, `${stamp}.logs`);
-  mkdirSync(logsDir, { recursive: true });
+  const parsed = optionsOrExit(parseRoutersBenchOptions, HELP);
+  if ('exit' in parsed) return parsed.exit;
+  const { options } = parsed;
+  const { logsDir, resultsFile } = startLabRun('bench:routers', options.resultsDir);
   const loadBefore = loadavg();
   const results = await run(options, logsDir);
   if (wasInterrupted()) return 130;
   const report = buildReport(results);
-  const resultsFile = join(resultsDir, `${stamp}.json`);
   writeFileSync(
     resultsFile,
     JSON.stringify(
