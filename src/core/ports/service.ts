@@ -352,59 +352,53 @@ export class PortService implements ResourceService {
     precondition: Precondition,
   ): Promise<{ result: View; events: ResourceContext[] }> {
     const { deps } = this;
-    {
-      await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
-      const { record, network } = await this.visibleRecord(tx, ctx, id);
-      const original = this.view(record);
-      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.target(original, network, ctx), body), body);
-      if (Object.keys(body).length === 0) return { result: original, events: [] };
-      checkRevision(record.row.revision_number, precondition);
-      const { row } = record;
-      const patch: Partial<PortTable> = {};
-      for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
-        if (key in body) patch[key] = body[key] as string;
-      }
-      if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
-      if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
-      if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
-      if ('binding:profile' in body) patch.binding_profile = JSON.stringify(body['binding:profile'] ?? {});
-      if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
-        if ('dns_name' in body) patch.dns_name = body.dns_name as string;
-        if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
-      }
-
-      const mac = await this.updateMac(tx, row, body);
-      if (mac !== row.mac_address) patch.mac_address = mac;
-      await this.updateFixedIps(tx, record, body, {
-        networkId: row.network_id,
-        deviceOwner: (patch.device_owner ?? row.device_owner) as string,
-        mac,
-      });
-
-      const security = await securityForUpdate(deps, tx, ctx, record, body);
-      if (security.portSecurity !== undefined) patch.port_security_enabled = deps.store.bool(security.portSecurity);
-      if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
-      if (security.addressPairs) {
-        await replaceAddressPairs(
-          tx,
-          id,
-          security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })),
-        );
-      }
-      if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
-        await replaceExtraDhcpOpts(
-          tx,
-          id,
-          mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]),
-        );
-      }
-      await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
-      const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
-      const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
-      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [event] };
+    await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+    const { record, network } = await this.visibleRecord(tx, ctx, id);
+    const original = this.view(record);
+    deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.target(original, network, ctx), body), body);
+    if (Object.keys(body).length === 0) return { result: original, events: [] };
+    checkRevision(record.row.revision_number, precondition);
+    const { row } = record;
+    const patch: Partial<PortTable> = {};
+    for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
+      if (key in body) patch[key] = body[key] as string;
     }
+    if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
+    if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
+    if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
+    if ('binding:profile' in body) patch.binding_profile = JSON.stringify(body['binding:profile'] ?? {});
+    if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
+      if ('dns_name' in body) patch.dns_name = body.dns_name as string;
+      if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
+    }
+
+    const mac = await this.updateMac(tx, row, body);
+    if (mac !== row.mac_address) patch.mac_address = mac;
+    await this.updateFixedIps(tx, record, body, {
+      networkId: row.network_id,
+      deviceOwner: (patch.device_owner ?? row.device_owner) as string,
+      mac,
+    });
+
+    const security = await securityForUpdate(deps, tx, ctx, record, body);
+    if (security.portSecurity !== undefined) patch.port_security_enabled = deps.store.bool(security.portSecurity);
+    if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
+    if (security.addressPairs) {
+      await replaceAddressPairs(
+        tx,
+        id,
+        security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })),
+      );
+    }
+    if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
+      await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
+    }
+    await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
+    const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
+    const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
+    const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
+    deps.drivers.precommit(event);
+    return { result: current, events: [event] };
   }
 
   /**
