@@ -4,6 +4,7 @@
  * and the help text only; nothing here starts a process.
  */
 import { parseArgs } from 'node:util';
+import { intOption } from '../goals-report.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -60,13 +61,6 @@ output:
   --verbose              show api-bench.py's own output while it runs
   --help`;
 
-function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${value}`);
-  return n;
-}
-
 /** Returns undefined when --help was asked for. */
 export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
   const { values } = parseArgs({
@@ -95,11 +89,11 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
   }
   return {
     workload: {
-      ports: positiveInt('ports', values.ports, 500),
-      concurrency: positiveInt('concurrency', values.concurrency, 8),
-      fips: positiveInt('fips', values.fips, 100, 0),
-      listReps: positiveInt('list-reps', values['list-reps'], 20),
-      showReps: positiveInt('show-reps', values['show-reps'], 100),
+      ports: intOption('ports', values.ports, 500),
+      concurrency: intOption('concurrency', values.concurrency, 8),
+      fips: intOption('fips', values.fips, 100, 0),
+      listReps: intOption('list-reps', values['list-reps'], 20),
+      showReps: intOption('show-reps', values['show-reps'], 100),
     },
     backends: [...new Set(backends)] as Backend[],
     skipNeutron: values['skip-neutron'] ?? false,

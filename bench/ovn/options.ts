@@ -3,6 +3,7 @@
  * Neutron runs, where results go. Owns parsing and the help text only; nothing here starts a process.
  */
 import { parseArgs } from 'node:util';
+import { intOption } from '../goals-report.js';
 
 export interface OvnBenchOptions {
   /** Port create → ACTIVE samples, each with a VM plugged on node1 or node2 in turn. */
@@ -35,13 +36,6 @@ API write of the real Neutron + ML2/OVN (the anchor in ../shared/anchors/neutron
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/ovn/results)
   --help`;
 
-function count(name: string, value: string | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${value}`);
-  return n;
-}
-
 /** Returns undefined when --help was asked for. */
 export function parseOvnBenchOptions(argv: string[]): OvnBenchOptions | undefined {
   const { values } = parseArgs({
@@ -60,11 +54,11 @@ export function parseOvnBenchOptions(argv: string[]): OvnBenchOptions | undefine
   });
   if (values.help) return undefined;
   return {
-    activeSamples: count('active-samples', values['active-samples'], 30),
-    ports: count('ports', values.ports, 500),
-    repairs: count('repairs', values.repairs, 20),
-    fullSyncPorts: count('full-sync-ports', values['full-sync-ports'], 10_000),
-    neutronPorts: count('neutron-ports', values['neutron-ports'], 50),
+    activeSamples: intOption('active-samples', values['active-samples'], 30),
+    ports: intOption('ports', values.ports, 500),
+    repairs: intOption('repairs', values.repairs, 20),
+    fullSyncPorts: intOption('full-sync-ports', values['full-sync-ports'], 10_000),
+    neutronPorts: intOption('neutron-ports', values['neutron-ports'], 50),
     skipNeutron: values['skip-neutron'] ?? false,
     resultsDir: values['results-dir'] ?? 'bench/ovn/results',
   };

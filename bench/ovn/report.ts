@@ -4,7 +4,8 @@
  * and notes on what the figures include. Text for the terminal and Markdown for a closing note,
  * from the same rows (bench/api's table rendering).
  */
-import { renderMarkdown, renderText, type ColumnGroup } from '../api/tables.js';
+import { type ColumnGroup } from '../api/tables.js';
+import { renderGoalsReport, type Goal } from '../goals-report.js';
 import type { ActiveResult } from './active.js';
 import type { ChurnPhase } from './churn.js';
 import type { FullSyncResult } from './full-sync.js';
@@ -23,11 +24,7 @@ export interface OvnBenchResults {
   notes: string[];
 }
 
-export interface Goal {
-  goal: string;
-  value: string;
-  met: boolean | undefined;
-}
+export type { Goal } from '../goals-report.js';
 
 const DASH = '—';
 const fmt = (n: number | undefined) =>
@@ -217,28 +214,7 @@ export function buildReport(r: OvnBenchResults): Report {
   const cpu = cpuTable(r);
   if (cpu) sections.push({ title: 'Where the CPU went', ...cpu });
   const goals = evaluateGoals(r);
-  const mark = (met: boolean | undefined, md: boolean) =>
-    met === undefined ? (md ? '–' : 'n/a') : met ? (md ? '✅' : 'met') : md ? '❌' : 'NOT MET';
-  const goalGroups: ColumnGroup[] = [{ label: '', columns: ['goal', 'value', 'met'] }];
   const notes = [...r.notes, ...r.failures];
-  const text = [
-    ...sections.flatMap((s) => [s.title, renderText(s.groups, s.rows), '']),
-    'Goals',
-    renderText(
-      goalGroups,
-      goals.map((g) => [g.goal, g.value, mark(g.met, false)]),
-    ),
-    ...(notes.length ? ['', 'notes:', ...notes.map((n) => `  - ${n}`)] : []),
-  ].join('\n');
-  const markdown = [
-    ...sections.flatMap((s) => [`**${s.title}**`, '', renderMarkdown(s.groups, s.rows), '']),
-    '**Goals**',
-    '',
-    renderMarkdown(
-      goalGroups,
-      goals.map((g) => [g.goal, g.value, mark(g.met, true)]),
-    ),
-    ...(notes.length ? ['', ...notes.map((n) => `- ${n.replace(/\n/g, ' ')}`)] : []),
-  ].join('\n');
+  const { text, markdown } = renderGoalsReport(sections, goals, notes);
   return { text, markdown, goals };
 }

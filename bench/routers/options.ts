@@ -3,6 +3,7 @@
  * timers, whether the lab stays up afterwards, where results go. Parsing and help text only.
  */
 import { parseArgs } from 'node:util';
+import { intOption } from '../goals-report.js';
 
 export interface RoutersBenchOptions {
   /** Rounds of the floating IP figure and of the router interface figure. */
@@ -32,13 +33,6 @@ writing its NB, then measures with real packets (an ICMP echo every 5 ms, timest
   --results-dir DIR   where <timestamp>.json and <timestamp>.logs/ go (default bench/routers/results)
   --help`;
 
-function count(name: string, value: string | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${value}`);
-  return n;
-}
-
 /** Returns undefined when --help was asked for. */
 export function parseRoutersBenchOptions(argv: string[]): RoutersBenchOptions | undefined {
   const { values } = parseArgs({
@@ -55,8 +49,8 @@ export function parseRoutersBenchOptions(argv: string[]): RoutersBenchOptions | 
   });
   if (values.help) return undefined;
   return {
-    rounds: count('rounds', values.rounds, 10),
-    failoverRuns: count('failover-runs', values['failover-runs'], 5, 0),
+    rounds: intOption('rounds', values.rounds, 10),
+    failoverRuns: intOption('failover-runs', values['failover-runs'], 5, 0),
     defaultBfd: values['default-bfd'] ?? false,
     keepLab: values['keep-lab'] ?? false,
     resultsDir: values['results-dir'] ?? 'bench/routers/results',

@@ -3,7 +3,8 @@
  * figure, the failover runs one by one, the goal, notes, and the one-line summary. Text and
  * Markdown from the same rows (bench/api's table rendering, bench/ovn's summaries).
  */
-import { renderMarkdown, renderText, type ColumnGroup } from '../api/tables.js';
+import { type ColumnGroup } from '../api/tables.js';
+import { renderGoalsReport, type Goal } from '../goals-report.js';
 import { summarize, type Summary } from '../ovn/stats.js';
 import type { BfdSetting, FailoverRun } from './failover.js';
 import type { FipResult } from './fip.js';
@@ -18,11 +19,7 @@ export interface RoutersBenchResults {
   notes: string[];
 }
 
-export interface Goal {
-  goal: string;
-  value: string;
-  met: boolean | undefined;
-}
+export type { Goal } from '../goals-report.js';
 
 /** The goal for the gateway failover, and what lab.md measured with plain OVN. */
 export const FAILOVER_GOAL_MS = 1500;
@@ -152,32 +149,11 @@ export function buildReport(r: RoutersBenchResults): Report {
     });
   }
   const goals = evaluateGoals(r);
-  const mark = (met: boolean | undefined, md: boolean) =>
-    met === undefined ? (md ? '–' : 'n/a') : met ? (md ? '✅' : 'met') : md ? '❌' : 'NOT MET';
-  const goalGroups: ColumnGroup[] = [{ label: '', columns: ['goal', 'value', 'met'] }];
   const reference = settingsRun(r).map(
     (s) => `lab.md, plain OVN with ${SETTING_LABEL[s]}: outage median ${(LAB_MD_MS[s] / 1000).toFixed(2)} s`,
   );
   const notes = [...r.notes, ...reference, ...r.failures];
   const summary = summaryLine(r);
-  const text = [
-    ...sections.flatMap((s) => [s.title, renderText(s.groups, s.rows), '']),
-    'Goals',
-    renderText(
-      goalGroups,
-      goals.map((g) => [g.goal, g.value, mark(g.met, false)]),
-    ),
-    ...(notes.length ? ['', 'notes:', ...notes.map((n) => `  - ${n}`)] : []),
-  ].join('\n');
-  const markdown = [
-    ...sections.flatMap((s) => [`**${s.title}**`, '', renderMarkdown(s.groups, s.rows), '']),
-    '**Goals**',
-    '',
-    renderMarkdown(
-      goalGroups,
-      goals.map((g) => [g.goal, g.value, mark(g.met, true)]),
-    ),
-    ...(notes.length ? ['', ...notes.map((n) => `- ${n.replace(/\n/g, ' ')}`)] : []),
-  ].join('\n');
+  const { text, markdown } = renderGoalsReport(sections, goals, notes);
   return { text, markdown, goals, summary };
 }
