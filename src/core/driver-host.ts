@@ -100,6 +100,26 @@ export function createResourceReader(services: Services): ResourceReader {
       return view ? FloatingIpService.state(view) : undefined;
     },
     floatingIpsOfRouter: (routerId) => services.floatingIps.statesOfRouter(routerId),
+    async addressPairHolders(networkId, addresses) {
+      const holders = new Map<string, string[]>();
+      if (addresses.length === 0) return holders;
+      const rows = await db
+        .selectFrom('allowed_address_pairs')
+        .innerJoin('ports', 'ports.id', 'allowed_address_pairs.port_id')
+        .select(['allowed_address_pairs.port_id', 'allowed_address_pairs.ip_address'])
+        .where('ports.network_id', '=', networkId)
+        .where('allowed_address_pairs.ip_address', 'in', [...addresses])
+        .orderBy('allowed_address_pairs.port_id')
+        .execute();
+      for (const row of rows) {
+        const list = holders.get(row.ip_address) ?? [];
+        if (!list.includes(row.port_id)) list.push(row.port_id);
+        holders.set(row.ip_address, list);
+      }
+      return holders;
+    },
+    portsWithAddresses: async (networkId, addresses) =>
+      addresses.length === 0 ? [] : ports({ network_id: [networkId], fixed_ips: [{ ip_address: [...addresses] }] }),
     portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
     async snapshot() {
       const [networks, subnets, allPorts, groups, routers, floatingIps] = await Promise.all([

@@ -172,6 +172,13 @@ export interface ResourceReader {
   portsOfNetwork(networkId: string, subnetId?: string): Promise<PortState[]>;
   /** The network's `network:distributed` port, if it has one. */
   metadataPort(networkId: string): Promise<PortState | undefined>;
+  /**
+   * For each address, the ports on the network that list it among their allowed address pairs
+   * (by id): a port holding such an address as a fixed IP is a virtual port with those parents.
+   */
+  addressPairHolders(networkId: string, addresses: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>>;
+  /** Ports on the network holding any of these addresses as a fixed IP. */
+  portsWithAddresses(networkId: string, addresses: readonly string[]): Promise<PortState[]>;
   securityGroup(id: string): Promise<SecurityGroupState | undefined>;
   /** Ids of the ports that are members of a security group. */
   portIdsOfSecurityGroup(id: string): Promise<string[]>;

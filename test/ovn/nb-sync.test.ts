@@ -298,3 +298,70 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('OVN virtual ports: a VIP listed in other ports’ allowed address pairs (sqlite)', () => {
+  const ovn = useOvnCentral();
+  const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
+  const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
+  let net: any;
+  let vip: any;
+  let amphora1: any;
+  let amphora2: any;
+
+  /** The full pass computes the parents from its snapshot: it must agree with the write path. */
+  const fullPassChangesNothing = async () => {
+    const driver = api.server.drivers[0] as OvnMechanismDriver;
+    await driver.settled();
+    const report = await (driver as any).sync.fullSync();
+    assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
+  };
+
+  const amphora = async (name: string, pairs: string[]) =>
+    (
+      await api.admin.post('/v2.0/ports', {
+        port: {
+          network_id: net.id,
+          name,
+          device_owner: 'compute:nova',
+          allowed_address_pairs: pairs.map((ip_address) => ({ ip_address })),
+        },
+      })
+    ).body.port;
+
+  it('a VIP port becomes virtual when amphorae list its address, with every parent', async () => {
+    net = (await api.admin.post('/v2.0/networks', { network: { name: 'lb' } })).body.network;
+    await api.admin.post('/v2.0/subnets', { subnet: { network_id: net.id, cidr: '10.70.0.0/24', ip_version: 4 } });
+    vip = (
+      await api.admin.post('/v2.0/ports', {
+        port: {
+          network_id: net.id,
+          name: 'octavia-lb-vip',
+          device_owner: 'Octavia',
+          fixed_ips: [{ ip_address: '10.70.0.10' }],
+        },
+      })
+    ).body.port;
+    assert.equal(lsp(vip.id).type, '', 'no parents yet: an ordinary port');
+    amphora1 = await amphora('amphora-1', ['10.70.0.10']);
+    amphora2 = await amphora('amphora-2', ['10.70.0.10']);
+    await eventually(() => lsp(vip.id).options['virtual-parents']?.split(',').length === 2);
+    const row = lsp(vip.id);
+    assert.equal(row.type, 'virtual');
+    assert.equal(row.options['virtual-ip'], '10.70.0.10');
+    assert.deepEqual(row.options['virtual-parents'].split(','), [amphora1.id, amphora2.id].sort());
+    assert.equal(lsp(amphora1.id).type, '', 'the parents stay ordinary ports');
+    await fullPassChangesNothing();
+  });
+
+  it('parents follow the pairs: one removed, one replaced Octavia’s way, then none', async () => {
+    await api.admin.put(`/v2.0/ports/${amphora1.id}`, { port: { allowed_address_pairs: [] } });
+    await eventually(() => lsp(vip.id).options['virtual-parents'] === amphora2.id);
+    const amphora3 = await amphora('amphora-3', ['10.70.0.10']);
+    assert.equal((await api.admin.delete(`/v2.0/ports/${amphora2.id}`)).status, 204);
+    await eventually(() => lsp(vip.id).options['virtual-parents'] === amphora3.id);
+    assert.equal((await api.admin.delete(`/v2.0/ports/${amphora3.id}`)).status, 204);
+    await eventually(() => lsp(vip.id).type === '');
+    assert.equal(lsp(vip.id).options['virtual-ip'], undefined);
+    await fullPassChangesNothing();
+  });
+});

@@ -299,6 +299,8 @@ export class OvnMechanismDriver implements MechanismDriver {
         // The metadata port follows the network's DHCP subnets first: its address is the DHCP server's.
         if (operation !== 'delete' || subnet.ip_version === 4) await this.host.ensureMetadataPort(subnet.network_id);
         await this.reconcile(keyOf('subnet', id));
+        // A subnet write bumps its network's revision, which the switch carries.
+        await this.reconcile(keyOf('network', subnet.network_id));
         if (operation === 'delete') {
           // The metadata port lost its address on the subnet without an update of its own.
           const metadata = await this.host.reader.metadataPort(subnet.network_id);
@@ -311,6 +313,7 @@ export class OvnMechanismDriver implements MechanismDriver {
         if (operation === 'delete') await this.reconcile(keyOf('port', id));
         else await this.sync.reconcilePortFrom(port);
         await this.afterRouterPortWrite(port, original as PortState | undefined);
+        await this.afterAddressPairsWrite(port, original as PortState | undefined, operation);
         if (isMetadataPort(port)) {
           const subnets = new Set(
             [...port.fixed_ips, ...((original?.fixed_ips as PortState['fixed_ips']) ?? [])].map((ip) => ip.subnet_id),
@@ -349,6 +352,26 @@ export class OvnMechanismDriver implements MechanismDriver {
     const nat = [...this.nb.replica.table('NAT').values()].some((row) => row.external_ids['neutron:fip_id'] === fip.id);
     const status = nat ? 'ACTIVE' : 'DOWN';
     if (status !== fip.status) await this.host.reportFloatingIpStatus(fip.id, status);
+  }
+
+  /**
+   * A port's allowed address pairs make the ports holding those addresses virtual (or stop making
+   * them so): when the pairs change, or the port comes or goes, those ports are written again.
+   */
+  private async afterAddressPairsWrite(
+    port: PortState,
+    original: PortState | undefined,
+    operation: ResourceContext['operation'],
+  ): Promise<void> {
+    const addressesOf = (p: PortState | undefined) =>
+      new Set((p?.allowed_address_pairs ?? []).map((a) => a.ip_address));
+    const before = operation === 'create' ? new Set<string>() : addressesOf(original ?? port);
+    const after = operation === 'delete' ? new Set<string>() : addressesOf(port);
+    const changed = [...new Set([...before, ...after])].filter((ip) => before.has(ip) !== after.has(ip));
+    if (changed.length === 0) return;
+    for (const holder of await this.host.reader.portsWithAddresses(port.network_id, changed)) {
+      if (holder.id !== port.id) await this.reconcile(keyOf('port', holder.id));
+    }
   }
 
   /** A router port's owner: its LRP lives with the router. */

@@ -91,13 +91,24 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
   }
   await batch.flush();
 
-  // 3. Ports.
+  // 3. Ports (a virtual port's parents are the ports listing its address as an allowed pair).
+  const holders = new Map<string, Map<string, string[]>>();
+  for (const port of snapshot.ports) {
+    for (const pair of port.allowed_address_pairs) {
+      const byAddress = holders.get(port.network_id) ?? new Map<string, string[]>();
+      holders.set(port.network_id, byAddress);
+      byAddress.set(pair.ip_address, [...new Set([...(byAddress.get(pair.ip_address) ?? []), port.id])].sort());
+    }
+  }
   const ports = new Set<string>();
   for (const port of snapshot.ports) {
     if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
     ports.add(port.id);
     const network = networks.get(port.network_id)!;
-    await batch.add(keyOf('port', port.id), sync.portPlan(port, network, subnets));
+    await batch.add(
+      keyOf('port', port.id),
+      sync.portPlan(port, network, subnets, holders.get(port.network_id) ?? new Map()),
+    );
   }
   for (const row of [...nb.switchPorts()]) {
     if (row.external_ids['neutron:port_name'] !== undefined && !ports.has(row.name)) {

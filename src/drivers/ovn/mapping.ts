@@ -299,6 +299,22 @@ export interface PortContext {
   readonly subnets: ReadonlyMap<string, SubnetState>;
   /** The subnet's DHCP_Options row as it is (or is about to be) in the NB, if it has one. */
   readonly subnetDhcp: (subnetId: string) => DhcpOptionsSpec | undefined;
+  /** Ports on the network listing an address in their allowed address pairs, by address. */
+  readonly addressPairHolders?: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * `get_port_type_virtual_and_parents`: a port whose fixed IP other ports list as an allowed address
+ * pair (a VIP that keepalived moves between them) is a `virtual` port; OVN binds it wherever one of
+ * its parents answers ARP for the address. The first such address decides, as in ML2/OVN.
+ */
+function virtualOptions(port: PortState, context: PortContext): StringMap | undefined {
+  for (const ip of port.fixed_ips) {
+    if (!context.subnets.has(ip.subnet_id)) continue;
+    const parents = (context.addressPairHolders?.get(ip.ip_address) ?? []).filter((id) => id !== port.id);
+    if (parents.length) return { 'virtual-ip': ip.ip_address, 'virtual-parents': parents.join(',') };
+  }
+  return undefined;
 }
 
 export interface PortRows {
@@ -370,7 +386,8 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   const dhcp4 = dhcpFor(port, 4, context);
   const dhcp6 = dhcpFor(port, 6, context);
   const metadata = isMetadataPort(port);
-  const type = metadata ? 'localport' : '';
+  const virtual = metadata ? undefined : virtualOptions(port, context);
+  const type = metadata ? 'localport' : virtual ? 'virtual' : '';
   const { portSecurity, extraMacs } = allowedAddresses(port);
   const address = [port.mac_address, ...port.fixed_ips.map((ip) => ip.ip_address)].join(' ');
   const addresses: string[] = [];
@@ -379,7 +396,7 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (portSecurity.length === 0 && !type) addresses.push('unknown');
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
-  const options: StringMap = {};
+  const options: StringMap = { ...virtual };
   if (port['binding:host_id']) options['requested-chassis'] = port['binding:host_id'];
   const profile = port['binding:profile'];
   const external_ids = switchPortExternalIds(port, context, securityGroups);

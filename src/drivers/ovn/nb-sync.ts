@@ -211,12 +211,18 @@ export class NbSync {
     return subnetDhcpOptions(subnet, network, metadataIp, serverMac, this.options.mapping);
   }
 
-  portPlan(port: PortState, network: Pick<NetworkState, 'id' | 'mtu'>, subnets: ReadonlyMap<string, SubnetState>) {
+  portPlan(
+    port: PortState,
+    network: Pick<NetworkState, 'id' | 'mtu'>,
+    subnets: ReadonlyMap<string, SubnetState>,
+    addressPairHolders: ReadonlyMap<string, readonly string[]>,
+  ) {
     const nb = this.nbView;
     const rows = switchPortRows(port, {
       network,
       subnets,
       subnetDhcp: (subnetId) => nb.subnetDhcp(subnetId),
+      addressPairHolders,
     });
     const switchName = logicalSwitchName(port.network_id);
     return () => planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid);
@@ -301,7 +307,11 @@ export class NbSync {
       }
     }
     const network = isMetadataPort(port) ? await reader.network(port.network_id) : undefined;
-    return this.apply(key, this.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets));
+    const holders = await reader.addressPairHolders(
+      port.network_id,
+      port.fixed_ips.map((ip) => ip.ip_address),
+    );
+    return this.apply(key, this.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders));
   }
 
   /**
