@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { downLab, upLab, type Lab, type LabUpOptions } from '../../src/lab/index.js';
+import type { Client } from '../fixtures/api.js';
 
 /** Generous: these guard against hangs on a loaded 2-core CI machine, they do not measure anything. */
 export const DEADLINE_MS = 30_000;
@@ -213,4 +214,41 @@ export async function captureWhile(
     capture.child.kill();
   }
   return capture.output();
+}
+
+/** The outside host's address on physnet1 (the lab's `outside` namespace). */
+export const OUTSIDE_ADDRESS = '198.51.100.100';
+
+/** POSTs as the client and returns the body; anything but 201/200 fails the test with the answer. */
+export async function created(client: Client, path: string, body: unknown): Promise<any> {
+  const r = await client.post(path, body);
+  assert.ok(r.status === 201 || r.status === 200, `${path}: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/**
+ * The lab's physical network as Neutron's external network: flat on physnet1, the outside host as
+ * its gateway, no DHCP, addresses .10–.90 for router gateways and floating IPs (the rest stay free
+ * for addresses a test chooses).
+ */
+export async function createOutsideNetwork(admin: Client): Promise<{ network: any; subnet: any }> {
+  const { network } = await created(admin, '/v2.0/networks', {
+    network: {
+      name: 'public',
+      'router:external': true,
+      'provider:network_type': 'flat',
+      'provider:physical_network': 'physnet1',
+    },
+  });
+  const { subnet } = await created(admin, '/v2.0/subnets', {
+    subnet: {
+      network_id: network.id,
+      cidr: '198.51.100.0/24',
+      ip_version: 4,
+      gateway_ip: OUTSIDE_ADDRESS,
+      enable_dhcp: false,
+      allocation_pools: [{ start: '198.51.100.10', end: '198.51.100.90' }],
+    },
+  });
+  return { network, subnet };
 }

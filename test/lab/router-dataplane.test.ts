@@ -13,9 +13,17 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import { OpenstackCli } from '../fixtures/openstack-cli.js';
-import { assertPing, assertTcpTransfer, check, notRoot, pollUntil, useLab } from './lab-fixture.js';
-
-const OUTSIDE = '198.51.100.100';
+import {
+  OUTSIDE_ADDRESS as OUTSIDE,
+  assertPing,
+  assertTcpTransfer,
+  check,
+  createOutsideNetwork,
+  created,
+  notRoot,
+  pollUntil,
+  useLab,
+} from './lab-fixture.js';
 
 describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () => {
   const { lab, scratch } = useLab({ name: 'oct-rt', nodes: 3, gateways: ['node2', 'node3'] });
@@ -32,11 +40,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
   const ports: Record<string, any> = {};
   let router: any;
 
-  const post = async (path: string, body: unknown) => {
-    const r = await api.admin.post(path, body);
-    assert.ok(r.status === 201 || r.status === 200, `${path}: ${r.status} ${r.text}`);
-    return r.body;
-  };
+  const post = (path: string, body: unknown) => created(api.admin, path, body);
   const put = async (path: string, body: unknown) => {
     const r = await api.admin.put(path, body);
     assert.equal(r.status, 200, `${path}: ${r.text}`);
@@ -83,28 +87,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
   };
 
   before(async () => {
-    external = (
-      await post('/v2.0/networks', {
-        network: {
-          name: 'public',
-          'router:external': true,
-          'provider:network_type': 'flat',
-          'provider:physical_network': 'physnet1',
-        },
-      })
-    ).network;
-    externalSubnet = (
-      await post('/v2.0/subnets', {
-        subnet: {
-          network_id: external.id,
-          cidr: '198.51.100.0/24',
-          ip_version: 4,
-          gateway_ip: OUTSIDE,
-          enable_dhcp: false,
-          allocation_pools: [{ start: '198.51.100.10', end: '198.51.100.90' }],
-        },
-      })
-    ).subnet;
+    ({ network: external, subnet: externalSubnet } = await createOutsideNetwork(api.admin));
     await tenant('left', '10.1.0.0/24');
     await tenant('right', '10.2.0.0/24');
     router = (

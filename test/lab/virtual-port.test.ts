@@ -11,9 +11,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
-import { check, notRoot, pollUntil, useLab } from './lab-fixture.js';
+import { check, createOutsideNetwork, created, notRoot, pollUntil, useLab } from './lab-fixture.js';
 
-const OUTSIDE = '198.51.100.100';
 const VIP = '10.9.0.10';
 
 describe('octonet on the lab: a floating IP on a virtual (VIP) port', { skip: notRoot }, () => {
@@ -25,11 +24,7 @@ describe('octonet on the lab: a floating IP on a virtual (VIP) port', { skip: no
   let fip: any;
   const amphorae: Record<string, any> = {};
 
-  const post = async (path: string, body: unknown) => {
-    const r = await api.admin.post(path, body);
-    assert.ok(r.status === 201 || r.status === 200, `${path}: ${r.status} ${r.text}`);
-    return r.body;
-  };
+  const post = (path: string, body: unknown) => created(api.admin, path, body);
   /** The floating IP's NAT row (logical port, external and internal address), as an operator reads it. */
   const natRow = async (): Promise<string[]> => {
     const out = await lab().nbctl(
@@ -51,26 +46,7 @@ describe('octonet on the lab: a floating IP on a virtual (VIP) port', { skip: no
     (await lab().exec([...outside(), 'ping', '-c', '1', '-W', '1', fip.floating_ip_address])).code === 0;
 
   before(async () => {
-    const external = (
-      await post('/v2.0/networks', {
-        network: {
-          name: 'public',
-          'router:external': true,
-          'provider:network_type': 'flat',
-          'provider:physical_network': 'physnet1',
-        },
-      })
-    ).network;
-    await post('/v2.0/subnets', {
-      subnet: {
-        network_id: external.id,
-        cidr: '198.51.100.0/24',
-        ip_version: 4,
-        gateway_ip: OUTSIDE,
-        enable_dhcp: false,
-        allocation_pools: [{ start: '198.51.100.10', end: '198.51.100.90' }],
-      },
-    });
+    const { network: external } = await createOutsideNetwork(api.admin);
     const net = (await post('/v2.0/networks', { network: { name: 'lb-net' } })).network;
     const subnet = (await post('/v2.0/subnets', { subnet: { network_id: net.id, cidr: '10.9.0.0/24', ip_version: 4 } }))
       .subnet;
