@@ -141,12 +141,6 @@ export async function replaceL3Agents(tx: Tx, routerId: string, agents: readonly
     .execute();
 }
 
-/** Routers an agent is pinned to (`GET /v2.0/agents/<id>/l3-routers`). */
-export async function routersPinnedTo(db: Db, agentId: string): Promise<string[]> {
-  const rows = await db.selectFrom('router_l3_agents').select('router_id').where('agent_id', '=', agentId).execute();
-  return rows.map((r) => r.router_id);
-}
-
 /** A router's ports of the given owners, ordered by id (as Neutron lists them in RouterInUse). */
 export async function routerPortIds(db: Db, routerId: string, owners: readonly string[]): Promise<string[]> {
   if (owners.length === 0) return [];
