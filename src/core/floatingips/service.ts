@@ -124,9 +124,13 @@ export class FloatingIpService implements ResourceService {
     return records.map((r) => this.view(r, r.row.fixed_port_id ? details.get(r.row.fixed_port_id) : undefined));
   }
 
-  private async viewOf(db: Db, id: string): Promise<View> {
-    const row = (await getFloatingIpRow(db, id))!;
+  private async viewOf(db: Db, row: FloatingIpTable): Promise<View> {
     return (await this.views(db, await loadFloatingIpRecords(db, [row])))[0]!;
+  }
+
+  /** The view as the row now is (after a write in `db`). */
+  private async reread(db: Db, id: string): Promise<View> {
+    return this.viewOf(db, (await getFloatingIpRow(db, id))!);
   }
 
   static state(view: View): FloatingIpState {
@@ -159,15 +163,15 @@ export class FloatingIpService implements ResourceService {
     return (await this.views(this.deps.store.db, records)).filter((v) => this.canSee(ctx, v));
   }
 
-  private async getVisible(db: Db, ctx: RequestContext, id: string): Promise<View> {
+  private async getVisible(db: Db, ctx: RequestContext, id: string): Promise<{ row: FloatingIpTable; view: View }> {
     const row = await getFloatingIpRow(db, id);
-    const view = row ? await this.viewOf(db, id) : undefined;
-    if (!view || !this.canSee(ctx, view)) throw this.notFound(id);
-    return view;
+    const view = row ? await this.viewOf(db, row) : undefined;
+    if (!row || !view || !this.canSee(ctx, view)) throw this.notFound(id);
+    return { row, view };
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
-    return this.getVisible(this.deps.store.db, ctx, id);
+    return (await this.getVisible(this.deps.store.db, ctx, id)).view;
   }
 
   /** Every floating IP through a router, as drivers read them. */
@@ -254,17 +258,16 @@ export class FloatingIpService implements ResourceService {
     if (association) Object.assign(row, associationColumns(association));
     await insertRow(tx, 'floatingips', row);
     await addTags(tx, 'floatingip', id, (item.tags as string[] | undefined) ?? []);
-    return { view: await this.viewOf(tx, id), portEvent };
+    return { view: await this.viewOf(tx, row), portEvent };
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
       await lockFloatingIpRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
-      const original = await this.getVisible(tx, ctx, id);
+      const { row, view: original } = await this.getVisible(tx, ctx, id);
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
-      checkRevision(original.revision_number as number, precondition);
-      const row = (await getFloatingIpRow(tx, id))!;
+      checkRevision(row.revision_number, precondition);
       const patch: Partial<FloatingIpTable> = {};
       if ('description' in body) patch.description = body.description as string;
       const association = await resolveAssociation(tx, ctx, this.ports, row, body, false);
@@ -274,7 +277,7 @@ export class FloatingIpService implements ResourceService {
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
       });
-      const current = await this.viewOf(tx, id);
+      const current = await this.reread(tx, id);
       const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
       deps.drivers.precommit(event);
       return { result: current, events: [event] };
@@ -285,15 +288,14 @@ export class FloatingIpService implements ResourceService {
     const { deps } = this;
     await writeTransaction(deps, async (tx) => {
       await lockFloatingIpRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
-      const current = await this.getVisible(tx, ctx, id);
-      deps.authz.enforceDelete(ctx, this.spec, current);
-      checkRevision(current.revision_number as number, precondition);
-      return { result: undefined, events: await this.deleteIn(tx, ctx, current) };
+      const { row, view } = await this.getVisible(tx, ctx, id);
+      deps.authz.enforceDelete(ctx, this.spec, view);
+      checkRevision(row.revision_number, precondition);
+      return { result: undefined, events: await this.deleteIn(tx, ctx, row, view) };
     });
   }
 
-  private async deleteIn(tx: Tx, ctx: RequestContext, current: View): Promise<Events> {
-    const row = (await getFloatingIpRow(tx, current.id as string))!;
+  private async deleteIn(tx: Tx, ctx: RequestContext, row: FloatingIpTable, current: View): Promise<Events> {
     await deleteRowWithTags(tx, 'floatingips', row.id);
     const event: ResourceContext = { resource: 'floatingip', operation: 'delete', request: ctx, current };
     this.deps.drivers.precommit(event);
@@ -318,7 +320,7 @@ export class FloatingIpService implements ResourceService {
     const ctx = adminContext('port-delete');
     const events: Events = [];
     for (const row of await floatingIpsWhere(tx, { fixed_port_id: portId })) {
-      const original = await this.viewOf(tx, row.id);
+      const original = await this.viewOf(tx, row);
       await updateRow(tx, 'floatingips', row.id, {
         fixed_port_id: null,
         fixed_ip_address: null,
@@ -326,7 +328,7 @@ export class FloatingIpService implements ResourceService {
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
       });
-      const current = await this.viewOf(tx, row.id);
+      const current = await this.reread(tx, row.id);
       const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
       this.deps.drivers.precommit(event);
       events.push(event);
@@ -339,7 +341,7 @@ export class FloatingIpService implements ResourceService {
     const ctx = adminContext('network-delete');
     const events: Events = [];
     for (const row of await disassociatedOnNetwork(tx, networkId)) {
-      events.push(...(await this.deleteIn(tx, ctx, await this.viewOf(tx, row.id))));
+      events.push(...(await this.deleteIn(tx, ctx, row, await this.viewOf(tx, row))));
     }
     return events;
   }
