@@ -18,6 +18,7 @@ import {
   ROUTER_INTERFACE_OWNER,
   getRouterRecord,
   listRouterRecords,
+  loadRouterRecords,
   lockRouterRow,
   replaceRoutes,
   routerExists,
@@ -154,8 +155,10 @@ export class RouterService implements ResourceService {
 
   /** A locked, current record inside `tx` (the router's ports change one writer at a time). */
   private async lockedRecord(tx: Tx, ctx: RequestContext, id: string): Promise<RouterRecord> {
-    await lockRouterRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
-    return this.getVisible(tx, ctx, id);
+    const row = await lockRouterRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
+    const [record] = row ? await loadRouterRecords(tx, [row]) : [];
+    if (!record || !this.canSee(ctx, record)) throw this.notFound(id);
+    return record;
   }
 
   private async reload(tx: Tx, id: string): Promise<RouterRecord> {
