@@ -148,6 +148,8 @@ export function createDriverHost(services: Services): DriverHost {
   return {
     reader,
     reportPortUp: (portId, up) => services.ports.reportUp(portId, up),
+    reportVirtualPortHost: async (portId, host) =>
+      (await services.ports.reportVirtualHost(portId, host)) as unknown as PortState | undefined,
     reportFloatingIpStatus: (id, status) => services.floatingIps.reportStatus(id, status),
     async ensureMetadataPort(networkId) {
       if (!config.ovn.metadata_enabled) return;

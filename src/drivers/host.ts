@@ -200,6 +200,12 @@ export interface DriverHost {
    */
   reportPortUp(portId: string, up: boolean): Promise<void>;
   /**
+   * A virtual port (a VIP) is now held on `host` (a chassis hostname), or nowhere (''): core makes
+   * it the port's `binding:host_id` (the binding stays unbound, as in ML2/OVN) and the status ACTIVE
+   * while held. Resolves the port as it now is when anything changed, undefined otherwise.
+   */
+  reportVirtualPortHost(portId: string, host: string): Promise<PortState | undefined>;
+  /**
    * Creates the network's metadata port when it has none, and gives it one address on each IPv4
    * subnet with DHCP (none on the others), as ML2/OVN's `update_metadata_port` does.
    */

@@ -7,6 +7,7 @@ export type { LabLocation, LabUpOptions } from './lab.js';
 export type { LabNodeStatus, LabStatus, LabVmStatus } from './status.js';
 export type { LabDownReport } from './teardown.js';
 export type { CreateVmOptions } from './vm.js';
+export type { Keepalived, VrrpOptions } from './keepalived.js';
 export type { OutsideVlan } from './outside.js';
 export type { RunOptions, RunResult } from './run.js';
 export type { StrayProcess } from './processes.js';

@@ -15,6 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nbRemote, sbRemote, startCentral } from './central.js';
 import { installDhcpHook } from './dhcp.js';
+import { startKeepalived, type Keepalived, type VrrpOptions } from './keepalived.js';
 import { createNamespace, listNamespaces } from './netns.js';
 import { addOutsideVlan, buildOutside } from './outside.js';
 import { nodeEnvironment, nodePidfile, startNode } from './node.js';
@@ -236,6 +237,12 @@ export class Lab {
     if (!this.record().nodes.some((n) => n.name === node))
       throw new LabUsageError(`lab ${this.name} has no node ${node}`);
     return inNamespace(this.layout.nodeNamespace(node), argv, nodeEnvironment(this.layout, node));
+  }
+
+  /** Starts keepalived in the VM, configured as Octavia configures an amphora (keepalived.ts). */
+  startKeepalived(vm: string, options: VrrpOptions): Promise<Keepalived> {
+    this.record();
+    return startKeepalived(this.layout, vm, options);
   }
 
   /**

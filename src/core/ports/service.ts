@@ -431,6 +431,40 @@ export class PortService implements ResourceService {
     });
   }
 
+  /**
+   * The data plane says which host holds a virtual port (a VIP) now, '' for none. As ML2/OVN's
+   * `update_virtual_port_host` (Zed) does, the binding is replaced by an unbound one on that host;
+   * unlike it, the status follows too (ACTIVE while a parent holds the address), so `port show` on
+   * a load balancer's VIP says where it lives and whether anything answers for it.
+   */
+  async reportVirtualHost(portId: string, host: string): Promise<View | undefined> {
+    const { deps } = this;
+    const ctx = adminContext('virtual-port-host');
+    return writeTransaction(deps, async (tx) => {
+      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
+      const record = await getPortRecord(tx, portId);
+      if (!record) return { result: undefined, events: [] };
+      const { row } = record;
+      const status = host && toBool(row.admin_state_up) ? 'ACTIVE' : 'DOWN';
+      if (row.binding_host_id === host && row.status === status) return { result: undefined, events: [] };
+      const original = this.view(record);
+      await updateRow(tx, 'ports', portId, {
+        binding_host_id: host,
+        binding_vif_type: 'unbound',
+        binding_vif_details: '{}',
+        binding_profile: '{}',
+        binding_vnic_type: 'normal',
+        status,
+        revision_number: row.revision_number + 1,
+        updated_at: timestamp(),
+      });
+      const current = this.view((await getPortRecord(tx, portId))!);
+      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
+      deps.drivers.precommit(event);
+      return { result: current, events: [event] };
+    });
+  }
+
   /** A new MAC (null asks for a fresh one): refused on a bound port or when the network has it. */
   private async updateMac(tx: Tx, row: PortTable, body: Body): Promise<string> {
     if (!('mac_address' in body)) return row.mac_address;

@@ -23,12 +23,13 @@ import { NB_MONITORED } from './nb-view.js';
 import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
 import { OvsdbClient, OvsdbNotConnected, type NbTables, type SbTables } from './ovsdb/index.js';
 import { isRouterPort } from './router-mapping.js';
+import { VirtualPortLocations } from './virtual-ports.js';
 
 const SB_MONITORED = {
   Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
   Chassis_Private: ['name', 'chassis', 'nb_cfg', 'nb_cfg_timestamp', 'external_ids'],
-  // Where gateway ports (`cr-lrp-*`) and, later, virtual ports are bound.
-  Port_Binding: ['logical_port', 'chassis', 'type', 'up'],
+  // Where gateway ports (`cr-lrp-*`) and virtual ports (and through which parent) are bound.
+  Port_Binding: ['logical_port', 'chassis', 'type', 'up', 'virtual_parent'],
 } as const;
 
 /** Only one replica runs the periodic full pass at a time. */
@@ -79,6 +80,7 @@ export class OvnMechanismDriver implements MechanismDriver {
   private stopped = false;
   private readonly chassis: ChassisAgents;
   private readonly gateways: RouterGateways;
+  private readonly virtualPorts: VirtualPortLocations;
 
   constructor(private readonly options: OvnDriverOptions) {
     const { ovn, logger } = options;
@@ -101,6 +103,12 @@ export class OvnMechanismDriver implements MechanismDriver {
       nbView: () => this.sync.nbView,
       chassis: this.chassis,
       reconcileRouter: (id) => this.reconcile(keyOf('router', id)),
+      stopped: () => this.stopped,
+    });
+    this.virtualPorts = new VirtualPortLocations({
+      sb: this.sb,
+      host: () => this.host,
+      logger,
       stopped: () => this.stopped,
     });
   }
@@ -145,7 +153,10 @@ export class OvnMechanismDriver implements MechanismDriver {
       requestFullSync: (trigger) => this.requestFullSync(trigger),
     });
     this.nb.onChange((changes) => this.watch.onChanges(changes));
-    this.sb.onChange((changes) => this.gateways.onSbChanges(changes));
+    this.sb.onChange((changes) => {
+      this.gateways.onSbChanges(changes);
+      this.virtualPorts.onSbChanges(changes);
+    });
     // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
     // back empty: compare everything then.
     this.nb.on('synced', () => this.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
@@ -250,15 +261,23 @@ export class OvnMechanismDriver implements MechanismDriver {
     }
   }
 
-  /** Ports whose status disagrees with their LSP (events missed while away) are reported again. */
+  /**
+   * Ports whose status disagrees with their LSP, and virtual ports whose host disagrees with their
+   * SB binding (events missed while away), are reported again.
+   */
   private async statusPass(): Promise<void> {
     const { ports } = await this.host.reader.snapshot();
+    const byId = new Map(ports.map((port) => [port.id, port]));
     for (const port of ports) {
       const lsp = this.sync.nbView.switchPort(port.id);
-      if (!lsp || !isNeutronPort(lsp)) continue;
+      if (!lsp || !isNeutronPort(lsp) || lsp.type === 'virtual') continue;
       const up = isPortUp(lsp);
       if (up !== (port.status === 'ACTIVE')) await this.host.reportPortUp(port.id, up);
     }
+    await this.virtualPorts.resync(
+      (id) => this.sync.nbView.switchPort(id)?.type === 'virtual',
+      (id) => byId.get(id)?.['binding:host_id'],
+    );
   }
 
   // -------------------------------------------------------------------------------------------

@@ -397,7 +397,8 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
   const options: StringMap = { ...virtual };
-  if (port['binding:host_id']) options['requested-chassis'] = port['binding:host_id'];
+  // A virtual port is bound wherever a parent holds its address; its host only reports that.
+  if (port['binding:host_id'] && !virtual) options['requested-chassis'] = port['binding:host_id'];
   const profile = port['binding:profile'];
   const external_ids = switchPortExternalIds(port, context, securityGroups);
   const lsp: SwitchPortSpec = {
