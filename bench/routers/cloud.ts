@@ -38,6 +38,7 @@ export interface Cloud {
   api: NeutronApi;
   externalNetworkId: string;
   routerId: string;
+  networkIds: Record<Tenant, string>;
   subnetIds: Record<Tenant, string>;
   vms: Partial<Record<Tenant, Vm>>;
   /** Stops serve and removes the lab (unless `keepLab`) and the temporary directory. */
@@ -52,20 +53,26 @@ export interface CloudOptions {
   /** VMs to plug: `left` on node1 (10.1.0.0/24), `right` on node2 (10.2.0.0/24). */
   vms: Tenant[];
   say: (line: string) => void;
+  /** Default LAB_NAME (another bench names its own lab). */
+  labName?: string;
+  /** Extra config lines under `ovn:` (e.g. timers another bench needs). */
+  ovnConfig?: Record<string, number | string | boolean>;
 }
 
 /** octonet reads the BFD timers from its config file; the flags of startServe carry the rest. */
-function writeConfig(dir: string, bfd: CloudOptions['bfd']): string {
+function writeConfig(dir: string, bfd: CloudOptions['bfd'], extra: CloudOptions['ovnConfig'] = {}): string {
   const file = join(dir, 'octonet.yaml');
-  const ovn = bfd ? `ovn:\n  bfd_min_rx: ${bfd.minRx}\n  bfd_min_tx: ${bfd.minTx}\n  bfd_mult: ${bfd.mult}\n` : '';
-  writeFileSync(file, `# written by bench/routers\n${ovn}`);
+  const settings = { ...(bfd && { bfd_min_rx: bfd.minRx, bfd_min_tx: bfd.minTx, bfd_mult: bfd.mult }), ...extra };
+  const lines = Object.entries(settings).map(([key, value]) => `  ${key}: ${value}`);
+  writeFileSync(file, `# written by bench/routers/cloud.ts\n${lines.length ? `ovn:\n${lines.join('\n')}\n` : ''}`);
   return file;
 }
 
 export async function startCloud(options: CloudOptions): Promise<Cloud> {
   // Newest first: the API client, serve, the lab, the directory.
   const undo: Array<() => Promise<void>> = [];
-  const removeLab = async () => void (await downLab({ name: LAB_NAME }));
+  const labName = options.labName ?? LAB_NAME;
+  const removeLab = async () => void (await downLab({ name: labName }));
   const runRemoveLab = deferUndo(removeLab);
   const dir = mkdtempSync(join(tmpdir(), 'octonet-bench-routers-'));
   undo.unshift(deferUndo(() => rmSync(dir, { recursive: true, force: true })));
@@ -75,11 +82,11 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     for (const step of undo) await step();
   };
   try {
-    if ((await downLab({ name: LAB_NAME })).existed) options.say(`removed a leftover lab ${LAB_NAME}`);
-    const lab = await upLab({ name: LAB_NAME, nodes: 3, gateways: ['node2', 'node3'] });
+    if ((await downLab({ name: labName })).existed) options.say(`removed a leftover lab ${labName}`);
+    const lab = await upLab({ name: labName, nodes: 3, gateways: ['node2', 'node3'] });
 
     const previous = process.env.OCTONET_CONFIG;
-    process.env.OCTONET_CONFIG = writeConfig(dir, options.bfd);
+    process.env.OCTONET_CONFIG = writeConfig(dir, options.bfd, options.ovnConfig);
     let serve: Serve;
     try {
       serve = await startServe({
@@ -143,7 +150,7 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
       await lab.createVm({ node: TENANTS[tenant].node, port: port.id, name: tenant });
       vms[tenant] = { name: tenant, portId: port.id, ip };
     }
-    return { lab, serve, api, externalNetworkId, routerId, subnetIds, vms, close };
+    return { lab, serve, api, externalNetworkId, routerId, networkIds, subnetIds, vms, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
