@@ -42,7 +42,11 @@ async function series(
     }
     for (let round = 1; round <= rounds && !wasInterrupted(); round++) {
       try {
-        const sample = await measureFailoverRound(context.lb, context.prober, context.cloud.api, { nb, setting, round });
+        const sample = await measureFailoverRound(context.lb, context.prober, context.cloud.api, {
+          nb,
+          setting,
+          round,
+        });
         results.rounds.push(sample);
         say(
           `  round ${round}: killed ${sample.killed}: (a) ${sample.killToGarpMs.toFixed(0)} ms, ` +

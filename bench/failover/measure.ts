@@ -46,7 +46,12 @@ async function until<T>(probe: () => Promise<T | undefined | false>, what: strin
 const amphora = (name: AmphoraName) => AMPHORAE.find((a) => a.name === name)!;
 
 /** Polls the VIP port until its host is `node`; the epoch ms it was first seen so. */
-async function watchHost(api: NeutronApi, portId: string, node: string, abandoned: () => boolean): Promise<number | undefined> {
+async function watchHost(
+  api: NeutronApi,
+  portId: string,
+  node: string,
+  abandoned: () => boolean,
+): Promise<number | undefined> {
   const deadline = Date.now() + WAIT_MS;
   while (!abandoned() && Date.now() < deadline) {
     const port = await api.getPort(portId).catch(() => undefined);

@@ -18,7 +18,10 @@ export interface FailoverBenchResults {
 export const REBIND_GOAL_MS = 50;
 export const HOST_GOAL_MS = 1000;
 /** lab.md's study on a hand-written NB of a few rows: (b) and (c) medians. */
-const LAB_MD: Record<VrrpSetting, string> = { 'octavia-default': '(b) 20 ms, (c) 3.26 s', fastest: '(b) 26 ms, (c) 0.32 s (advert 0.1 s)' };
+const LAB_MD: Record<VrrpSetting, string> = {
+  'octavia-default': '(b) 20 ms, (c) 3.26 s',
+  fastest: '(b) 26 ms, (c) 0.32 s (advert 0.1 s)',
+};
 
 const DASH = '—';
 const fmt = (n: number | undefined) => (n === undefined ? DASH : n >= 100 ? n.toFixed(0) : n.toFixed(1));
@@ -91,7 +94,12 @@ export function summaryLine(r: FailoverBenchResults): string {
   );
 }
 
-export function buildReport(r: FailoverBenchResults): { text: string; markdown: string; goals: Goal[]; summary: string } {
+export function buildReport(r: FailoverBenchResults): {
+  text: string;
+  markdown: string;
+  goals: Goal[];
+  summary: string;
+} {
   const goals = evaluateGoals(r);
   const notes = [...r.notes];
   if (r.scale) {

@@ -53,8 +53,9 @@ export async function populateNb(
   await inParallel(indexes, async (i) => {
     const network = await api.createNetwork(`scale-${i}`);
     const subnet = await api.createSubnet(network, cidrOf(i));
-    const router = (await api.call<{ router: { id: string } }>('POST', '/v2.0/routers', { router: { name: `scale-${i}` } }))
-      .router.id;
+    const router = (
+      await api.call<{ router: { id: string } }>('POST', '/v2.0/routers', { router: { name: `scale-${i}` } })
+    ).router.id;
     await api.call('PUT', `/v2.0/routers/${router}/add_router_interface`, { subnet_id: subnet });
     networks.push(network);
     if (networks.length % 100 === 0) say(`  ${networks.length}/${wanted.routers} routers with a network`);

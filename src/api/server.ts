@@ -34,6 +34,7 @@ import { registerRouterRoutes } from './router-routes.js';
 import { registerServiceProviderRoutes } from './service-provider-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerWebRoutes } from '../web/routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -267,6 +268,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerAvailabilityZoneRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerRouterRoutes(app, deps);
+  registerWebRoutes(app, deps);
   registerServiceProviderRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
   return app;

@@ -90,6 +90,14 @@ const ovnSchema = z
     fdb_age_threshold: z.number().int().min(0).default(300),
     /** `broadcast-arps-to-all-routers` on external networks' logical switches. */
     broadcast_arps_to_all_routers: z.boolean().default(true),
+    /**
+     * How a load balancer's VIP (a port whose address others list as an allowed address pair)
+     * follows keepalived: `virtual-port`, ML2/OVN's OVN virtual port (ovn-northd rebinds it, so a
+     * failover waits for a northd pass, which grows with the NB); `learned-mac`, a plain port
+     * without static addresses whose MAC the routers learn from the new master's gratuitous ARP
+     * (ovn-controllers only; no northd on the failover path).
+     */
+    vip_failover: z.enum(['virtual-port', 'learned-mac']).default('virtual-port'),
     /** Seconds without a heartbeat after which an OVN agent is shown as not alive. */
     agent_down_time: z.number().int().min(1).default(75),
     /** Seconds between full comparisons of the database with the NB (0: only at start); drift seen by the NB monitor is repaired at once. */

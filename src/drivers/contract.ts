@@ -56,6 +56,12 @@ export interface AgentProvider {
   l3AgentsOfRouter?(routerId: string): Promise<View[]>;
 }
 
+/** Where a virtual port (a load balancer's VIP) is held now: the chassis host and the parent port. */
+export interface VirtualPortHolder {
+  readonly host: string;
+  readonly parent: string;
+}
+
 export interface MechanismDriver {
   readonly name: string;
   /** Connects to whatever the driver drives, with core's reader and callbacks; awaited at start. */
@@ -69,6 +75,8 @@ export interface MechanismDriver {
    * no I/O). Undefined means "not mine"; when no driver binds, the port is `binding_failed`.
    */
   bindPort?(port: View): PortBinding | undefined;
+  /** Virtual ports held right now, by port id (from the data plane; no I/O). */
+  virtualPortHolders?(): ReadonlyMap<string, VirtualPortHolder>;
   /** Inside the transaction; no I/O; throwing rolls back. */
   precommit?(context: ResourceContext): void;
   /** After commit; may block; must not throw for anything a repair pass can fix. */
@@ -90,6 +98,13 @@ export class DriverManager {
   /** The first driver's agents, if any driver reports agents. */
   get agents(): AgentProvider | undefined {
     return this.drivers.find((d) => d.agents)?.agents;
+  }
+
+  /** Virtual ports held right now, from every driver that knows. */
+  virtualPortHolders(): Map<string, VirtualPortHolder> {
+    const held = new Map<string, VirtualPortHolder>();
+    for (const driver of this.drivers) for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
+    return held;
   }
 
   precommit(context: ResourceContext): void {

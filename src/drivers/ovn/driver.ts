@@ -12,24 +12,26 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
-import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext } from '../contract.js';
+import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext, VirtualPortHolder } from '../contract.js';
 import type { DriverHost, FloatingIpState, PortState, SubnetState } from '../host.js';
 import { ChassisAgents } from './chassis-agents.js';
 import { RouterGateways } from './gateways.js';
-import { isMetadataPort, type MappingOptions } from './mapping.js';
+import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { keyOf, NbSync, type ResourceKey } from './nb-sync.js';
 import { NB_MONITORED } from './nb-view.js';
 import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
 import { OvsdbClient, OvsdbNotConnected, type NbTables, type SbTables } from './ovsdb/index.js';
 import { isRouterPort } from './router-mapping.js';
-import { VirtualPortLocations } from './virtual-ports.js';
+import { VirtualPortLocations, type LearnedVip } from './virtual-ports.js';
 
 const SB_MONITORED = {
   Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
   Chassis_Private: ['name', 'chassis', 'nb_cfg', 'nb_cfg_timestamp', 'external_ids'],
   // Where gateway ports (`cr-lrp-*`) and virtual ports (and through which parent) are bound.
-  Port_Binding: ['logical_port', 'chassis', 'type', 'up', 'virtual_parent'],
+  Port_Binding: ['logical_port', 'chassis', 'type', 'up', 'virtual_parent', 'datapath', 'mac'],
+  // What routers learned: in `learned-mac` mode, which amphora holds a VIP.
+  MAC_Binding: ['logical_port', 'ip', 'mac', 'datapath', 'timestamp'],
 } as const;
 
 /** Only one replica runs the periodic full pass at a time. */
@@ -107,6 +109,7 @@ export class OvnMechanismDriver implements MechanismDriver {
     });
     this.virtualPorts = new VirtualPortLocations({
       sb: this.sb,
+      learnedVips: () => this.learnedVips(),
       host: () => this.host,
       logger,
       stopped: () => this.stopped,
@@ -126,6 +129,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       dhcpLeaseTime: ovn.dhcp_default_lease_time,
       fallbackDnsServers: ovn.dns_servers.length > 0 ? ovn.dns_servers : systemResolvers(),
       dnsDomain: this.options.dnsDomain,
+      vipFailover: ovn.vip_failover,
     };
   }
 
@@ -270,7 +274,8 @@ export class OvnMechanismDriver implements MechanismDriver {
     const byId = new Map(ports.map((port) => [port.id, port]));
     for (const port of ports) {
       const lsp = this.sync.nbView.switchPort(port.id);
-      if (!lsp || !isNeutronPort(lsp) || lsp.type === 'virtual') continue;
+      // A VIP's status follows who holds it (virtual-ports.ts), not a VIF.
+      if (!lsp || !isNeutronPort(lsp) || lsp.type === 'virtual' || lsp.external_ids[LEARNED_VIP_EXT_ID]) continue;
       const up = isPortUp(lsp);
       if (up !== (port.status === 'ACTIVE')) await this.host.reportPortUp(port.id, up);
     }
@@ -406,6 +411,21 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   // -------------------------------------------------------------------------------------------
   // Chassis: binding and agents (chassis-agents.ts)
+
+  /** VIPs written in `learned-mac` mode, from the NB rows that mark them. */
+  private learnedVips(): LearnedVip[] {
+    if (this.options.ovn.vip_failover !== 'learned-mac') return [];
+    const vips: LearnedVip[] = [];
+    for (const row of this.nb.replica.table('Logical_Switch_Port').values()) {
+      const ip = row.external_ids[LEARNED_VIP_EXT_ID];
+      if (ip) vips.push({ portId: row.name, ip });
+    }
+    return vips;
+  }
+
+  virtualPortHolders(): ReadonlyMap<string, VirtualPortHolder> {
+    return this.virtualPorts.holders();
+  }
 
   bindPort(port: Record<string, unknown>): PortBinding | undefined {
     return this.chassis.bindPort(port);

@@ -48,6 +48,8 @@ export interface MappingOptions {
   readonly fallbackDnsServers: readonly string[];
   /** Neutron's global `dns_domain`. */
   readonly dnsDomain: string;
+  /** `ovn.vip_failover` (default `virtual-port`). */
+  readonly vipFailover?: VipFailover;
 }
 
 export interface LogicalSwitchSpec {
@@ -301,7 +303,17 @@ export interface PortContext {
   readonly subnetDhcp: (subnetId: string) => DhcpOptionsSpec | undefined;
   /** Ports on the network listing an address in their allowed address pairs, by address. */
   readonly addressPairHolders?: ReadonlyMap<string, readonly string[]>;
+  /** `ovn.vip_failover`: how such a port is written (default `virtual-port`). */
+  readonly vipFailover?: VipFailover;
 }
+
+export type VipFailover = 'virtual-port' | 'learned-mac';
+
+/**
+ * In `learned-mac` mode a VIP's logical port is marked with its address instead of being made
+ * virtual; the driver finds the holder from the routers' learned MAC bindings.
+ */
+export const LEARNED_VIP_EXT_ID = 'octonet:learned-vip';
 
 /**
  * `get_port_type_virtual_and_parents`: a port whose fixed IP other ports list as an allowed address
@@ -381,8 +393,38 @@ function routerSwitchPort(port: PortState, externalIds: StringMap): PortRows {
   };
 }
 
+/**
+ * A VIP in `learned-mac` mode: no addresses (so no router holds a static ARP entry for it and no
+ * ARP responder answers for it: the master amphora answers, and routers learn its MAC from its
+ * gratuitous ARPs), no port security, not in any port group; it is never bound. The NAT row of a
+ * floating IP still names it.
+ */
+function learnedVipSwitchPort(port: PortState, vipAddress: string, context: PortContext): PortRows {
+  return {
+    port: {
+      name: port.id,
+      type: '',
+      addresses: [],
+      port_security: [],
+      enabled: port.admin_state_up,
+      tag_request: null,
+      parent_name: null,
+      tag: null,
+      options: {},
+      external_ids: { ...switchPortExternalIds(port, context, []), [LEARNED_VIP_EXT_ID]: vipAddress },
+      dhcpv4_options: null,
+      dhcpv6_options: null,
+    },
+    dhcpOptions: [],
+    portGroups: [],
+  };
+}
+
 export function switchPortRows(port: PortState, context: PortContext): PortRows {
   if (isRouterPort(port)) return routerSwitchPort(port, switchPortExternalIds(port, context, []));
+  const learned =
+    context.vipFailover === 'learned-mac' && !isMetadataPort(port) ? virtualOptions(port, context) : undefined;
+  if (learned) return learnedVipSwitchPort(port, learned['virtual-ip']!, context);
   const dhcp4 = dhcpFor(port, 4, context);
   const dhcp6 = dhcpFor(port, 6, context);
   const metadata = isMetadataPort(port);

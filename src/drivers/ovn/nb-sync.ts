@@ -223,6 +223,7 @@ export class NbSync {
       subnets,
       subnetDhcp: (subnetId) => nb.subnetDhcp(subnetId),
       addressPairHolders,
+      vipFailover: this.options.mapping.vipFailover,
     });
     const switchName = logicalSwitchName(port.network_id);
     return () => planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid);

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { DriverHost } from '../host.js';
-import { DROP_PORT_GROUP } from './mapping.js';
+import { DROP_PORT_GROUP, LEARNED_VIP_EXT_ID } from './mapping.js';
 import type { OvnMetrics } from './metrics.js';
 import { keyOf, type NbSync, type ResourceKey } from './nb-sync.js';
 import type { LogicalSwitchPortRow, NbTables, PortGroupRow, RowChange } from './ovsdb/index.js';
@@ -85,6 +85,8 @@ export class NbWatch {
     if (change.table !== 'Logical_Switch_Port' || change.kind === 'delete') return;
     const row = change.row!;
     if (!isNeutronPort(row) || !['', 'virtual', 'router'].includes(row.type)) return;
+    // A learned-MAC VIP is never bound: who holds it decides its status (virtual-ports.ts).
+    if (row.external_ids[LEARNED_VIP_EXT_ID]) return;
     const up = isPortUp(row);
     const before = change.old
       ? isPortUp({ ...(change.old as LogicalSwitchPortRow), ...pickDefined(row, change.old) })

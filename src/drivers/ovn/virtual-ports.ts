@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { DriverHost } from '../host.js';
-import type { ChassisRow, OvsdbClient, PortBindingRow, RowChange, SbTables } from './ovsdb/index.js';
+import type { ChassisRow, MacBindingRow, OvsdbClient, PortBindingRow, RowChange, SbTables } from './ovsdb/index.js';
 
 /** Where a virtual port is held: the holding chassis's hostname and the parent port, or nowhere. */
 export interface VirtualPortLocation {
@@ -18,8 +18,16 @@ export interface VirtualPortLocation {
 
 const NOWHERE: VirtualPortLocation = { host: '', parent: '' };
 
+/** A VIP written in `learned-mac` mode: its port and address (from its NB row). */
+export interface LearnedVip {
+  readonly portId: string;
+  readonly ip: string;
+}
+
 export interface VirtualPortsDeps {
   readonly sb: OvsdbClient<SbTables>;
+  /** The VIPs written in `learned-mac` mode (none in `virtual-port` mode). */
+  readonly learnedVips: () => readonly LearnedVip[];
   readonly host: () => DriverHost;
   readonly logger: Logger;
   readonly stopped: () => boolean;
@@ -31,8 +39,20 @@ export class VirtualPortLocations {
 
   constructor(private readonly deps: VirtualPortsDeps) {}
 
-  /** The SB client's change listener: virtual bindings that changed chassis or parent. */
+  /**
+   * The SB client's change listener: virtual bindings that changed chassis or parent, and (in
+   * `learned-mac` mode) MAC bindings the routers learned for a VIP.
+   */
   onSbChanges(changes: readonly RowChange<SbTables>[]): void {
+    const learnedIps = new Set<string>();
+    for (const change of changes) {
+      if (change.table === 'MAC_Binding') learnedIps.add(((change.row ?? change.old) as MacBindingRow).ip);
+    }
+    if (learnedIps.size > 0) {
+      for (const vip of this.deps.learnedVips()) {
+        if (learnedIps.has(vip.ip)) void this.report(vip.portId, this.locateLearned(vip));
+      }
+    }
     for (const change of changes) {
       if (change.table !== 'Port_Binding') continue;
       const row = change.row as PortBindingRow | undefined;
@@ -51,18 +71,55 @@ export class VirtualPortLocations {
     isVirtualPort: (portId: string) => boolean,
     hostOf: (portId: string) => string | undefined,
   ): Promise<void> {
-    const bindings = this.deps.sb.replica.table<PortBindingRow>('Port_Binding');
     const seen = new Set<string>();
-    for (const row of bindings.values()) {
-      if (row.type !== 'virtual') continue;
-      seen.add(row.logical_port);
-      const location = this.locate(row);
-      if (hostOf(row.logical_port) !== location.host) await this.report(row.logical_port, location, true);
+    for (const [portId, location] of this.locations()) {
+      seen.add(portId);
+      if (hostOf(portId) !== location.host) await this.report(portId, location, true);
     }
     // A port that stopped being virtual (its last parent left) is held nowhere.
     for (const port of this.reported.keys()) {
       if (!seen.has(port) && !isVirtualPort(port)) await this.report(port, NOWHERE, true);
     }
+  }
+
+  /** Every virtual port held right now, by port id, as the SB says (for the topology feed). */
+  holders(): Map<string, VirtualPortLocation> {
+    const held = new Map<string, VirtualPortLocation>();
+    for (const [portId, location] of this.locations()) if (location.host) held.set(portId, location);
+    return held;
+  }
+
+  /** Where every VIP is (held or not): the virtual bindings, then the learned VIPs. */
+  private *locations(): Generator<[string, VirtualPortLocation]> {
+    for (const row of this.deps.sb.replica.table<PortBindingRow>('Port_Binding').values()) {
+      if (row.type === 'virtual') yield [row.logical_port, this.locate(row)];
+    }
+    for (const vip of this.deps.learnedVips()) yield [vip.portId, this.locateLearned(vip)];
+  }
+
+  /**
+   * A learned VIP is held by the port on its network whose MAC the routers last learned for its
+   * address (the newest MAC binding: after a failover, the new master's gratuitous ARP updates it),
+   * on that port's chassis.
+   */
+  private locateLearned(vip: LearnedVip): VirtualPortLocation {
+    const sb = this.deps.sb.replica;
+    const own = sb.findOne<PortBindingRow>('Port_Binding', 'logical_port', vip.portId);
+    if (!own) return NOWHERE;
+    let newest: MacBindingRow | undefined;
+    for (const binding of sb.table<MacBindingRow>('MAC_Binding').values()) {
+      if (binding.ip === vip.ip && (!newest || binding.timestamp > newest.timestamp)) newest = binding;
+    }
+    if (!newest) return NOWHERE;
+    const mac = newest.mac.toLowerCase();
+    for (const row of sb.table<PortBindingRow>('Port_Binding').values()) {
+      if (row.datapath !== own.datapath || row.type !== '' || row.logical_port === vip.portId) continue;
+      if (!row.mac.some((entry) => entry.toLowerCase().split(' ')[0] === mac)) continue;
+      if (!row.chassis) return NOWHERE;
+      const chassis = sb.get<ChassisRow>('Chassis', row.chassis);
+      return { host: chassis?.hostname || chassis?.name || '', parent: row.logical_port };
+    }
+    return NOWHERE;
   }
 
   private locate(row: PortBindingRow): VirtualPortLocation {
