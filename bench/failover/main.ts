@@ -1,8 +1,8 @@
 /**
  * `npm run bench:failover`: floating IPs on a load balancer's VIP across amphora failover, with
  * real VRRP on a 3-node OVN lab driven by octonet (cloud.ts from bench/routers; load-balancer.ts;
- * measure.ts). Series: small NB then big NB (scale.ts), each with keepalived at Octavia's defaults
- * and at its fastest timers, `--rounds` failovers each. Prints the tables and, last, the line
+ * measure.ts). Per `ovn.vip_failover` mode, on its own lab: small NB then big NB (scale.ts), each
+ * with keepalived at Octavia's defaults and at its fastest timers, `--rounds` failovers each. Prints the tables and, last, the line
  * `failover: rebind median <ms> ms, outage median <s> s`; writes bench/failover/results/<timestamp>.json.
  * Everything it starts it stops again, also on Ctrl-C or a failure (--keep-lab leaves the lab up).
  */
@@ -15,7 +15,7 @@ import { FIP_ADDRESS, startCloud } from '../routers/cloud.js';
 import { Prober } from '../routers/prober.js';
 import { LoadBalancer, VRRP_SETTINGS, type VrrpSetting } from './load-balancer.js';
 import { measureFailoverRound, settledPair } from './measure.js';
-import { HELP, parseFailoverBenchOptions, type FailoverBenchOptions } from './options.js';
+import { HELP, parseFailoverBenchOptions, type FailoverBenchOptions, type VipFailoverMode } from './options.js';
 import { buildReport, type FailoverBenchResults } from './report.js';
 import { populateNb } from './scale.js';
 
@@ -26,23 +26,25 @@ const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
 async function series(
   results: FailoverBenchResults,
   context: { lb: LoadBalancer; prober: Prober; cloud: Awaited<ReturnType<typeof startCloud>> },
-  nb: string,
+  labels: { mode: VipFailoverMode; nb: string },
   rounds: number,
 ): Promise<void> {
+  const { mode, nb } = labels;
   for (const setting of SETTINGS) {
     if (wasInterrupted()) return;
-    say(`${nb}: keepalived ${VRRP_SETTINGS[setting].label}, ${rounds} failovers`);
+    say(`${mode}, ${nb}: keepalived ${VRRP_SETTINGS[setting].label}, ${rounds} failovers`);
     try {
       await context.lb.start(setting);
       await settledPair(context.lb);
       await context.prober.firstReplyAfter(Date.now(), 30_000, 'a reply through the floating IP');
     } catch (error) {
-      results.failures.push(`${nb}, ${setting}: start: ${(error as Error).message}`);
+      results.failures.push(`${mode}, ${nb}, ${setting}: start: ${(error as Error).message}`);
       continue;
     }
     for (let round = 1; round <= rounds && !wasInterrupted(); round++) {
       try {
         const sample = await measureFailoverRound(context.lb, context.prober, context.cloud.api, {
+          mode,
           nb,
           setting,
           round,
@@ -54,7 +56,7 @@ async function series(
             `(d) ${sample.garpToHostMs?.toFixed(0) ?? '—'} ms`,
         );
       } catch (error) {
-        results.failures.push(`${nb}, ${setting}, round ${round}: ${(error as Error).message}`);
+        results.failures.push(`${mode}, ${nb}, ${setting}, round ${round}: ${(error as Error).message}`);
         say(`  round ${round} failed: ${(error as Error).message}`);
         break;
       }
@@ -62,28 +64,54 @@ async function series(
   }
 }
 
-async function run(options: FailoverBenchOptions, logsDir: string): Promise<FailoverBenchResults> {
-  const results: FailoverBenchResults = { rounds: [], failures: [], notes: [] };
-  say(`lab ${LAB_NAME} (3 nodes) and octonet serve`);
-  const cloud = await startCloud({ repoRoot, logFile: join(logsDir, 'serve.log'), vms: [], say, labName: LAB_NAME });
+/** One mode on its own lab: the small-NB series, then the NB filled, then the big-NB series. */
+async function runMode(
+  results: FailoverBenchResults,
+  options: FailoverBenchOptions,
+  mode: VipFailoverMode,
+  logsDir: string,
+): Promise<void> {
+  say(`lab ${LAB_NAME} (3 nodes) and octonet serve with ovn.vip_failover ${mode}`);
+  const cloud = await startCloud({
+    repoRoot,
+    logFile: join(logsDir, `serve-${mode}.log`),
+    vms: [],
+    say,
+    labName: LAB_NAME,
+    ovnConfig: { vip_failover: mode },
+  });
   try {
     const lb = await LoadBalancer.create(cloud);
     const stopLb = deferUndo(() => lb.stop());
     const prober = new Prober(cloud.lab.outsideCommand([]), FIP_ADDRESS);
     try {
-      await series(results, { lb, prober, cloud }, 'small NB', options.rounds);
+      await series(results, { lb, prober, cloud }, { mode, nb: 'small NB' }, options.rounds);
       if (options.ports > 0 && !wasInterrupted()) {
         say(`filling the NB: ${options.routers} routers with a network each, ${options.ports} ports`);
-        results.scale = await populateNb(cloud.lab, cloud.api, options, say);
-        say(`  done in ${results.scale.seconds.toFixed(0)} s; SB has ${results.scale.sbLogicalFlows} logical flows`);
-        await series(results, { lb, prober, cloud }, 'big NB', options.rounds);
+        const scale = await populateNb(cloud.lab, cloud.api, options, say);
+        results.scale[mode] = scale;
+        say(`  done in ${scale.seconds.toFixed(0)} s; SB has ${scale.sbLogicalFlows} logical flows`);
+        await series(results, { lb, prober, cloud }, { mode, nb: 'big NB' }, options.rounds);
       }
     } finally {
       await prober.stop();
       await stopLb();
     }
   } finally {
-    await cloud.close(options.keepLab);
+    await cloud.close(options.keepLab && mode === options.modes.at(-1));
+  }
+}
+
+async function run(options: FailoverBenchOptions, logsDir: string): Promise<FailoverBenchResults> {
+  const results: FailoverBenchResults = { rounds: [], scale: {}, failures: [], notes: [] };
+  for (const mode of options.modes) {
+    if (wasInterrupted()) break;
+    try {
+      await runMode(results, options, mode, logsDir);
+    } catch (error) {
+      results.failures.push(`${mode}: ${(error as Error).message}`);
+      say(`${mode} failed: ${(error as Error).message}`);
+    }
   }
   if (options.keepLab) results.notes.push(`the lab ${LAB_NAME} was left up (octonet lab down --name ${LAB_NAME})`);
   return results;
@@ -121,7 +149,7 @@ async function main(): Promise<number> {
       report.text +
       '\n\nMarkdown (for a closing note):\n\n' +
       report.markdown +
-      `\n\nresults: ${resultsFile}\nlogs:    ${logsDir}\n\n${report.summary}\n`,
+      `\n\nresults: ${resultsFile}\nlogs:    ${logsDir}\n\n${report.summary.join('\n')}\n`,
   );
   return 0;
 }

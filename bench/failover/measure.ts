@@ -14,9 +14,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NeutronApi } from '../ovn/neutron-api.js';
 import { longestGap, type Prober } from '../routers/prober.js';
+import type { VipFailover } from '../../src/drivers/ovn/mapping.js';
 import { AMPHORAE, type AmphoraName, type LoadBalancer, type VrrpSetting } from './load-balancer.js';
 
 export interface FailoverRound {
+  /** octonet's `ovn.vip_failover`. */
+  mode: VipFailover;
   nb: string;
   setting: VrrpSetting;
   round: number;
@@ -73,7 +76,7 @@ export async function measureFailoverRound(
   lb: LoadBalancer,
   prober: Prober,
   api: NeutronApi,
-  labels: { nb: string; setting: VrrpSetting; round: number },
+  labels: { mode: VipFailover; nb: string; setting: VrrpSetting; round: number },
 ): Promise<FailoverRound> {
   const { master, backup } = await settledPair(lb);
   await prober.waitSteady(1000, 50, WAIT_MS);
