@@ -14,6 +14,7 @@ import {
   subnetDhcpOptions,
   subnetHasDhcpOptions,
   switchPortRows,
+  LEARNED_VIP_EXT_ID,
   type DhcpOptionsSpec,
   type MappingOptions,
   type PortContext,
@@ -267,6 +268,40 @@ describe('OVN mapping: subnets → DHCP_Options', () => {
     assert.equal(stateless.options.dhcpv6_stateless, 'true');
     assert.equal(subnetHasDhcpOptions({ ...v6, ipv6_address_mode: 'slaac', ipv6_ra_mode: 'slaac' }), false);
     assert.equal(subnetHasDhcpOptions(subnet({ enable_dhcp: false })), false);
+  });
+});
+
+describe('OVN mapping: a VIP (its address is another port’s allowed address pair)', () => {
+  const AMPHORA = '6c5d3f3e-6a34-4c4c-9f62-0a1b2c3d4e5f';
+  const vipContext = (vipFailover?: 'virtual-port' | 'learned-mac'): PortContext => ({
+    ...context(),
+    addressPairHolders: new Map([['10.9.0.30', [AMPHORA]]]),
+    vipFailover,
+  });
+  const vip = port({ device_owner: 'Octavia', 'binding:host_id': 'node2' });
+
+  it('virtual-port (the default): an OVN virtual port with its parents, bound nowhere by request', () => {
+    const rows = switchPortRows(vip, vipContext());
+    assert.equal(rows.port.type, 'virtual');
+    assert.deepEqual(rows.port.options, { 'virtual-ip': '10.9.0.30', 'virtual-parents': AMPHORA });
+    assert.deepEqual(rows.port.addresses, ['fa:16:3e:e8:9a:62 10.9.0.30']);
+  });
+
+  it('learned-mac: no addresses, no port security, no groups, marked with its address', () => {
+    const rows = switchPortRows(vip, vipContext('learned-mac'));
+    assert.equal(rows.port.type, '');
+    assert.deepEqual(rows.port.addresses, []);
+    assert.deepEqual(rows.port.port_security, []);
+    assert.deepEqual(rows.port.options, {});
+    assert.deepEqual(rows.portGroups, []);
+    assert.equal(rows.port.dhcpv4_options, null);
+    assert.equal(rows.port.external_ids[LEARNED_VIP_EXT_ID], '10.9.0.30');
+    assert.equal(rows.port.external_ids['neutron:port_name'], 'p1', 'still a Neutron port (status, repair)');
+  });
+
+  it('learned-mac leaves ports nobody lists as a pair alone', () => {
+    const plain = switchPortRows(port(), { ...context(), vipFailover: 'learned-mac' });
+    assert.deepEqual(plain, switchPortRows(port(), context()));
   });
 });
 
