@@ -212,6 +212,13 @@ for (const mode of ['virtual-port', 'learned-mac'] as const) {
         assert.ok(port.revision_number > revision, 'the move is a port update (revision bumped)');
         assert.equal((await api.admin.get(`/v2.0/floatingips/${fip.id}`)).body.floatingip.port_id, vip.id);
 
+        // One log line per move, naming the amphora and its node.
+        const moved = `load balancer VIP ${VIP} is now held by port ${amphorae[second]!.port.id} on ${amphorae[second]!.node}`;
+        assert.ok(
+          api.logs().some((line) => line.msg === moved && line.from === amphorae[first]!.node),
+          `the log says: ${moved}`,
+        );
+
         // The topology feed says where the VIP lives now: which amphora, on which node.
         const feed = (await api.admin.get('/topology.json')).body;
         const entry = feed.load_balancer_vips.find((v: any) => v.port_id === vip.id);
