@@ -4,9 +4,11 @@
  * `nopreempt`, 1 s adverts); the VIP port is unbound and listed in both amphora ports' allowed
  * address pairs; an outside client probes the floating IP 200 times a second. Killing the master
  * (SIGKILL, no goodbye advert, link down) moves the traffic to the backup with no API call and no
- * NAT change, and the VIP port's binding:host_id follows. Then the dead amphora is replaced the way
- * Octavia's failover flow does it (a new port with the VIP in its pairs, the old one deleted, the
- * survivor's keepalived reloaded with its new peer) and the new pair fails over again.
+ * NAT change; the VIP port's binding:host_id follows, one log line says so and the topology feed
+ * shows the new holder. Then the dead amphora is replaced the way Octavia's failover flow does it
+ * (a new port with the VIP in its pairs, the old one deleted, the survivor's keepalived reloaded
+ * with its new peer) and the new pair fails over again. All of it in both `ovn.vip_failover` modes:
+ * the VIP as an OVN virtual port (ML2/OVN's way) and as a port whose MAC routers learn.
  *
  * Lab: 3 nodes; amphorae on node1 and node2 (the replacement on node1 again), the gateway on node3.
  * Nothing here waits for a fixed time: every step waits for the condition it needs.

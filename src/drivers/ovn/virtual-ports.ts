@@ -130,14 +130,21 @@ export class VirtualPortLocations {
     return { host: chassis?.hostname || chassis?.name || '', parent };
   }
 
+  /**
+   * Hands the location to core and logs the move: when core changed the port, and also when only
+   * the parent changed (two amphorae on one node: the host stays, the VIP still moved).
+   */
   private async report(portId: string, location: VirtualPortLocation, force = false): Promise<void> {
     const before = this.reported.get(portId);
-    if (!force && before && before.host === location.host && before.parent === location.parent) return;
+    const moved = before?.host !== location.host || before?.parent !== location.parent;
+    if (!force && before && !moved) return;
     if (this.deps.stopped()) return;
     if (location.host) this.reported.set(portId, location);
     else this.reported.delete(portId);
     try {
-      const port = await this.deps.host().reportVirtualPortHost(portId, location.host);
+      const host = this.deps.host();
+      let port = await host.reportVirtualPortHost(portId, location.host);
+      if (!port && before && moved) port = await host.reader.port(portId);
       if (!port) return;
       const vip = port.fixed_ips.map((ip) => ip.ip_address).join(',');
       const what = port.device_owner === 'Octavia' ? 'load balancer VIP' : 'virtual port';
