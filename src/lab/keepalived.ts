@@ -48,8 +48,7 @@ export interface Keepalived {
   reload(options: VrrpOptions): Promise<void>;
   /**
    * keepalived's own account of its VRRP state (the SIGUSR1 data dump): `State = BACKUP`,
-   * `Master router = <address>` once it hears a master, and so on. One dump at a time per machine:
-   * keepalived writes every dump to the same file.
+   * `Master router = <address>` once it hears a master, and so on.
    */
   dump(): Promise<string>;
 }
@@ -108,8 +107,11 @@ function familyOf(pid: number): number[] {
   return [pid, ...children];
 }
 
-/** Where keepalived writes its SIGUSR1 data dump (the VRRP process's; fixed in 2.2). */
-const DUMP_FILE = '/tmp/keepalived.data';
+/**
+ * keepalived 2.2 writes its SIGUSR1 data dump to a fixed `/tmp/keepalived.data`: each instance runs
+ * in its own mount namespace with its own directory bound on /tmp, so dumps never collide.
+ */
+const DUMP_NAME = 'keepalived.data';
 
 async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -137,7 +139,22 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
   // and would otherwise remove the new instance's (lab.md, Q3).
   const tag = `${process.pid}-${++starts}-${Date.now()}`;
   const log = openSync(join(dir, 'keepalived.log'), 'a');
-  const argv = ['ip', 'netns', 'exec', vm.namespace, 'keepalived', '--dont-fork', '--log-console', '--log-detail'];
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const dumpFile = join(tmp, DUMP_NAME);
+  // Every step execs the next, so `pid` below is keepalived itself.
+  const privateTmp = [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    'mount --bind "$0" /tmp && exec "$@"',
+    tmp,
+  ];
+  const argv = ['ip', 'netns', 'exec', vm.namespace, ...privateTmp, 'keepalived'];
+  argv.push('--dont-fork', '--log-console', '--log-detail');
   argv.push('--vrrp', '--no-syslog', '--use-file', config);
   argv.push('--pid', join(dir, `main-${tag}.pid`), '--vrrp_pid', join(dir, `vrrp-${tag}.pid`));
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
@@ -145,7 +162,7 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
   child.unref();
   const pid = child.pid;
   if (pid === undefined) throw new Error(`keepalived did not start in ${vm.namespace}`);
-  // `ip netns exec` execs keepalived, so `pid` is keepalived itself; it is up once it forked its VRRP child.
+  // keepalived is up once it forked its VRRP child.
   const deadline = Date.now() + 10_000;
   while (familyOf(pid).length < 2) {
     if (!isAlive(pid) || Date.now() > deadline) {
@@ -179,12 +196,12 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
       await until(() => reloads() > before, `keepalived in ${vm.namespace} to reload`);
     },
     async dump() {
-      rmSync(DUMP_FILE, { force: true });
+      rmSync(dumpFile, { force: true });
       process.kill(pid, 'SIGUSR1');
       let text = '';
       // The VRRP topology is complete once the next section has begun.
       await until(() => {
-        text = existsSync(DUMP_FILE) ? readFileSync(DUMP_FILE, 'utf8') : '';
+        text = existsSync(dumpFile) ? readFileSync(dumpFile, 'utf8') : '';
         return text.includes('< VRRP Sockpool >');
       }, `keepalived in ${vm.namespace} to write its data dump`);
       return text.slice(text.indexOf('< VRRP Topology >'), text.indexOf('< VRRP Sockpool >'));
