@@ -113,7 +113,7 @@ function familyOf(pid: number): number[] {
  */
 const DUMP_NAME = 'keepalived.data';
 
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
@@ -197,11 +197,16 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
     },
     async dump() {
       rmSync(dumpFile, { force: true });
-      process.kill(pid, 'SIGUSR1');
       let text = '';
-      // The VRRP topology is complete once the next section has begun.
+      let askedAt = 0;
+      // The VRRP topology is complete once the next section has begun. A keepalived that has just
+      // started may not handle SIGUSR1 yet (the signal is lost), so it is asked again each second.
       await until(() => {
         text = existsSync(dumpFile) ? readFileSync(dumpFile, 'utf8') : '';
+        if (!text && Date.now() - askedAt >= 1000) {
+          process.kill(pid, 'SIGUSR1');
+          askedAt = Date.now();
+        }
         return text.includes('< VRRP Sockpool >');
       }, `keepalived in ${vm.namespace} to write its data dump`);
       return text.slice(text.indexOf('< VRRP Topology >'), text.indexOf('< VRRP Sockpool >'));
