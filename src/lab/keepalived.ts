@@ -10,7 +10,7 @@
  * VM's namespace, so `lab down` stops it with everything else there.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from './processes.js';
 import { readVmRecord } from './records.js';
@@ -138,7 +138,9 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
   // A unique pidfile name per start: a keepalived that is still exiting removes its own pidfiles
   // and would otherwise remove the new instance's (lab.md, Q3).
   const tag = `${process.pid}-${++starts}-${Date.now()}`;
-  const log = openSync(join(dir, 'keepalived.log'), 'a');
+  const logFile = join(dir, 'keepalived.log');
+  const log = openSync(logFile, 'a');
+  const logStart = fstatSync(log).size;
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const dumpFile = join(tmp, DUMP_NAME);
@@ -162,12 +164,13 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
   child.unref();
   const pid = child.pid;
   if (pid === undefined) throw new Error(`keepalived did not start in ${vm.namespace}`);
-  // keepalived is up once it forked its VRRP child.
-  const deadline = Date.now() + 10_000;
-  while (familyOf(pid).length < 2) {
+  // keepalived is up once its VRRP process has entered its first state: before that, a signal
+  // such as the data dump's SIGUSR1 may find it without its handlers and end it.
+  const said = () => readFileSync(logFile, 'utf8').slice(logStart);
+  const deadline = Date.now() + 30_000;
+  while (!/Entering (BACKUP|MASTER|FAULT) STATE/.test(said())) {
     if (!isAlive(pid) || Date.now() > deadline) {
-      const said = readFileSync(join(dir, 'keepalived.log'), 'utf8').split('\n').slice(-5).join(' | ');
-      throw new Error(`keepalived in ${vm.namespace} did not start: ${said}`);
+      throw new Error(`keepalived in ${vm.namespace} did not start: ${said().split('\n').slice(-5).join(' | ')}`);
     }
     await sleep(20);
   }
@@ -188,7 +191,6 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
       await waitGone(family);
     },
     async reload(next) {
-      const logFile = join(dir, 'keepalived.log');
       const reloads = () => readFileSync(logFile, 'utf8').split('Reload complete').length;
       const before = reloads();
       writeFileSync(config, keepalivedConfig(vmName, next));
