@@ -201,8 +201,8 @@ export async function startKeepalived(layout: LabLayout, vmName: string, options
       rmSync(dumpFile, { force: true });
       let text = '';
       let askedAt = 0;
-      // The VRRP topology is complete once the next section has begun. A keepalived that has just
-      // started may not handle SIGUSR1 yet (the signal is lost), so it is asked again each second.
+      // The VRRP topology is complete once the next section has begun. Signals of one kind do not
+      // queue: one that arrives while the last dump is still being written is lost, so ask again.
       await until(() => {
         text = existsSync(dumpFile) ? readFileSync(dumpFile, 'utf8') : '';
         if (!text && Date.now() - askedAt >= 1000) {
