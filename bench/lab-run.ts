@@ -1,8 +1,10 @@
 /**
- * The start every lab bench shares (bench:ovn, bench:routers): options or help, a built octonet
- * and root checked, signal cleanup armed, and a timestamped results file and logs directory.
+ * What the benches share: options or help, the results file and the exit; for the lab benches
+ * (bench:ovn, bench:routers, bench:failover) also a built octonet and root checked, signal cleanup
+ * armed, and a timestamped results file and logs directory.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { undoOnSignals } from './api/teardown.js';
@@ -43,4 +45,29 @@ export function startLabRun(
   const logsDir = join(resultsDir, `${stamp}.logs`);
   mkdirSync(logsDir, { recursive: true });
   return { resultsDir, logsDir, resultsFile: join(resultsDir, `${stamp}.json`) };
+}
+
+/** Writes a run's JSON: when, the machine (CPUs, load before and after), the options, then `body`. */
+export function writeRunResults(
+  file: string,
+  options: unknown,
+  loadBefore: number[],
+  body: Record<string, unknown>,
+): void {
+  const machine = { cpus: cpus().length, loadavgBefore: loadBefore, loadavgAfter: loadavg() };
+  writeFileSync(file, JSON.stringify({ time: new Date().toISOString(), machine, options, ...body }, null, 1) + '\n');
+}
+
+/**
+ * Runs a bench's main and exits with its code; after an interrupt (130) the signal handler exits
+ * once everything started is stopped.
+ */
+export function runBench(main: () => Promise<number>): void {
+  main().then(
+    (code) => (code === 130 ? undefined : process.exit(code)),
+    (error: unknown) => {
+      process.stderr.write(`bench: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }

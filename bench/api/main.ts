@@ -14,6 +14,7 @@ import { benchOctonet, type RunContext } from './octonet-target.js';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.js';
 import { buildReport } from './report.js';
 import { undoOnSignals, wasInterrupted } from './teardown.js';
+import { runBench } from '../lab-run.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
@@ -96,11 +97,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  // After an interrupt the signal handler exits once everything started is stopped.
-  (code) => (code === 130 ? undefined : process.exit(code)),
-  (error: unknown) => {
-    process.stderr.write(`bench: ${(error as Error).message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

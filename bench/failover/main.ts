@@ -6,11 +6,10 @@
  * `failover: rebind median <ms> ms, outage median <s> s`; writes bench/failover/results/<timestamp>.json.
  * Everything it starts it stops again, also on Ctrl-C or a failure (--keep-lab leaves the lab up).
  */
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { deferUndo, wasInterrupted } from '../api/teardown.js';
-import { optionsOrExit, repoRoot, startLabRun } from '../lab-run.js';
+import { optionsOrExit, repoRoot, runBench, startLabRun, writeRunResults } from '../lab-run.js';
 import { FIP_ADDRESS, startCloud } from '../routers/cloud.js';
 import { Prober } from '../routers/prober.js';
 import { LoadBalancer, VRRP_SETTINGS, type VrrpSetting } from './load-balancer.js';
@@ -126,22 +125,12 @@ async function main(): Promise<number> {
   const results = await run(options, logsDir);
   if (wasInterrupted()) return 130;
   const report = buildReport(results);
-  writeFileSync(
-    resultsFile,
-    JSON.stringify(
-      {
-        time: new Date().toISOString(),
-        machine: { cpus: cpus().length, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
-        options,
-        results,
-        goals: report.goals,
-        markdown: report.markdown,
-        summary: report.summary,
-      },
-      null,
-      1,
-    ) + '\n',
-  );
+  writeRunResults(resultsFile, options, loadBefore, {
+    results,
+    goals: report.goals,
+    markdown: report.markdown,
+    summary: report.summary,
+  });
   process.stdout.write(
     `\namphora failover on OVN (lab: 3 nodes, amphorae on node1 and node2, gateways node2 and node3, ` +
       `OVN 23.03, userspace datapath; octonet serve on SQLite; Debian's keepalived); ${cpus().length} CPUs\n` +
@@ -154,10 +143,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => (code === 130 ? undefined : process.exit(code)),
-  (error: unknown) => {
-    process.stderr.write(`bench: ${(error as Error).message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

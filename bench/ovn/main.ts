@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { downLab, upLab, type Lab } from '../../src/lab/index.js';
 import type { ProcessGroup } from '../api/process-meter.js';
 import { deferUndo, wasInterrupted } from '../api/teardown.js';
-import { optionsOrExit, repoRoot, startLabRun } from '../lab-run.js';
+import { optionsOrExit, repoRoot, runBench, startLabRun } from '../lab-run.js';
 import { measureActive } from './active.js';
 import { measureChurn } from './churn.js';
 import { CpuMeter, labProcessGroups } from './cpu.js';
@@ -183,11 +183,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  // After an interrupt the signal handler exits once everything started is stopped.
-  (code) => (code === 130 ? undefined : process.exit(code)),
-  (error: unknown) => {
-    process.stderr.write(`bench: ${(error as Error).message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -7,11 +7,10 @@
  * stops again, also on Ctrl-C or a failure (--keep-lab leaves the last lab up). Expects dist/
  * built (bench/routers/run runs scripts/setup).
  */
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { wasInterrupted } from '../api/teardown.js';
-import { optionsOrExit, repoRoot, startLabRun } from '../lab-run.js';
+import { optionsOrExit, repoRoot, runBench, startLabRun, writeRunResults } from '../lab-run.js';
 import { LAB_NAME, startCloud } from './cloud.js';
 import { measureFailover, type BfdSetting } from './failover.js';
 import { measureFip } from './fip.js';
@@ -99,22 +98,12 @@ async function main(): Promise<number> {
   const results = await run(options, logsDir);
   if (wasInterrupted()) return 130;
   const report = buildReport(results);
-  writeFileSync(
-    resultsFile,
-    JSON.stringify(
-      {
-        time: new Date().toISOString(),
-        machine: { cpus: cpus().length, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
-        options,
-        results,
-        goals: report.goals,
-        summary: report.summary,
-        markdown: report.markdown,
-      },
-      null,
-      1,
-    ) + '\n',
-  );
+  writeRunResults(resultsFile, options, loadBefore, {
+    results,
+    goals: report.goals,
+    summary: report.summary,
+    markdown: report.markdown,
+  });
   process.stdout.write(
     `\nrouters and floating IPs on OVN (lab: 3 nodes, gateways node2 and node3, OVN 23.03, userspace datapath; ` +
       `octonet serve on SQLite); ${cpus().length} CPUs\n` +
@@ -127,11 +116,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  // After an interrupt the signal handler exits once everything started is stopped.
-  (code) => (code === 130 ? undefined : process.exit(code)),
-  (error: unknown) => {
-    process.stderr.write(`bench: ${(error as Error).message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -407,27 +407,11 @@ export class PortService implements ResourceService {
    * failed bindings DOWN); a change bumps the revision and reaches the drivers as an update.
    */
   async reportUp(portId: string, up: boolean): Promise<void> {
-    const { deps } = this;
-    const ctx = adminContext('port-status');
-    await writeTransaction(deps, async (tx) => {
-      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
-      const record = await getPortRecord(tx, portId);
-      if (!record) return { result: undefined, events: [] };
-      const { row } = record;
+    await this.updateFromDataPlane(portId, 'port-status', (row) => {
       // Router ports are never bound (they are everywhere); ML2/OVN forces them ACTIVE when up.
       const bound = !UNBOUND_STATES.includes(row.binding_vif_type) || ROUTER_PORT_OWNERS.includes(row.device_owner);
       const status = up && toBool(row.admin_state_up) && bound ? 'ACTIVE' : up ? row.status : 'DOWN';
-      if (status === row.status) return { result: undefined, events: [] };
-      const original = this.view(record);
-      await updateRow(tx, 'ports', portId, {
-        status,
-        revision_number: row.revision_number + 1,
-        updated_at: timestamp(),
-      });
-      const current = this.view((await getPortRecord(tx, portId))!);
-      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: undefined, events: [event] };
+      return status === row.status ? undefined : { status };
     });
   }
 
@@ -437,25 +421,42 @@ export class PortService implements ResourceService {
    * unlike it, the status follows too (ACTIVE while a parent holds the address), so `port show` on
    * a load balancer's VIP says where it lives and whether anything answers for it.
    */
-  async reportVirtualHost(portId: string, host: string): Promise<View | undefined> {
-    const { deps } = this;
-    const ctx = adminContext('virtual-port-host');
-    return writeTransaction(deps, async (tx) => {
-      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
-      const record = await getPortRecord(tx, portId);
-      if (!record) return { result: undefined, events: [] };
-      const { row } = record;
+  reportVirtualHost(portId: string, host: string): Promise<View | undefined> {
+    return this.updateFromDataPlane(portId, 'virtual-port-host', (row) => {
       const status = host && toBool(row.admin_state_up) ? 'ACTIVE' : 'DOWN';
-      if (row.binding_host_id === host && row.status === status) return { result: undefined, events: [] };
-      const original = this.view(record);
-      await updateRow(tx, 'ports', portId, {
+      if (row.binding_host_id === host && row.status === status) return undefined;
+      return {
         binding_host_id: host,
         binding_vif_type: 'unbound',
         binding_vif_details: '{}',
         binding_profile: '{}',
         binding_vnic_type: 'normal',
         status,
-        revision_number: row.revision_number + 1,
+      };
+    });
+  }
+
+  /**
+   * A change the data plane reports, as admin, under the port's row lock: `patch` says what to
+   * write (undefined: nothing); a write bumps the revision and reaches the drivers as an update.
+   * Resolves the port as it now is when something was written.
+   */
+  private async updateFromDataPlane(
+    portId: string,
+    requestId: string,
+    patch: (row: PortTable) => Partial<PortTable> | undefined,
+  ): Promise<View | undefined> {
+    const { deps } = this;
+    const ctx = adminContext(requestId);
+    return writeTransaction(deps, async (tx) => {
+      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
+      const record = await getPortRecord(tx, portId);
+      const changes = record && patch(record.row);
+      if (!record || !changes) return { result: undefined, events: [] };
+      const original = this.view(record);
+      await updateRow(tx, 'ports', portId, {
+        ...changes,
+        revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),
       });
       const current = this.view((await getPortRecord(tx, portId))!);
