@@ -42,16 +42,21 @@ export function collectDeletions(
     if (role === 'hm-port') return !keep.keepNodes.has(nodeOf(o) ?? '');
     return false;
   };
-  const ports = observed.ports.filter(goes);
+  // Within a kind, by name: reports come out the same whatever order the server lists in.
+  const byName = (list: NeutronObject[]) => [...list].sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  const ports = byName(observed.ports.filter(goes));
   const hmPorts = ports.filter((p) => roleOf(p) !== 'router-port');
   const routerPorts = ports.filter((p) => roleOf(p) === 'router-port');
   return [
     ...hmPorts.map((object) => ({ collection: 'ports' as const, object })),
-    ...observed.routers.filter(goes).map((object) => ({ collection: 'routers' as const, object })),
+    ...byName(observed.routers.filter(goes)).map((object) => ({ collection: 'routers' as const, object })),
     ...routerPorts.map((object) => ({ collection: 'ports' as const, object })),
-    ...observed.subnets.filter(goes).map((object) => ({ collection: 'subnets' as const, object })),
-    ...observed.networks.filter(goes).map((object) => ({ collection: 'networks' as const, object })),
-    ...observed.securityGroups.filter(goes).map((object) => ({ collection: 'security-groups' as const, object })),
+    ...byName(observed.subnets.filter(goes)).map((object) => ({ collection: 'subnets' as const, object })),
+    ...byName(observed.networks.filter(goes)).map((object) => ({ collection: 'networks' as const, object })),
+    ...byName(observed.securityGroups.filter(goes)).map((object) => ({
+      collection: 'security-groups' as const,
+      object,
+    })),
   ];
 }
 

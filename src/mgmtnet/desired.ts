@@ -132,6 +132,8 @@ export function desiredSubnets(spec: MgmtNetSpec): DesiredSubnet[] {
         cidr,
         ip_version: v,
         ...(v === 6 ? { ipv6_address_mode: 'dhcpv6-stateful' } : {}),
+        // Neutron refuses a router interface on an IPv6 subnet that expects RAs from elsewhere.
+        ...(v === 6 && linkRouter ? { ipv6_ra_mode: 'dhcpv6-stateful' } : {}),
       },
       attributes: {
         name,

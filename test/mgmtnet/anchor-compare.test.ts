@@ -5,7 +5,7 @@
  * port is read back from both and compared after normalisation (IDs replaced by the role of the
  * object they point to; timestamps, revisions, projects, MACs and allocated addresses dropped; the
  * attributes compared are the ones the operator sets or relies on). Both converge: the second apply
- * writes nothing on either.
+ * writes nothing on either; delete takes the same steps on both.
  *
  * The anchor is started if it is not answering (start.sh is idempotent, a warm start takes seconds)
  * and stopped afterwards only if this test started it. Where it cannot start (no Debian Neutron
@@ -179,6 +179,10 @@ const SPECS = [
     },
   },
   {
+    label: 'link-router IPv6',
+    extra: { topology: 'link-router', network: { cidr: 'fd00:24::/64' }, linkRouter: { cidr: 'fd00:240::/64' } },
+  },
+  {
     label: 'dual stack',
     extra: { network: { cidr: ['10.98.0.0/24', 'fd00:98::/64'] }, securityGroups: { ssh: true } },
   },
@@ -204,7 +208,7 @@ describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () 
   for (const { label, extra } of SPECS) {
     it(`${label}: same objects, and both converge`, async (t) => {
       if ('skip' in anchor) return t.skip(anchor.skip);
-      const name = `cmp-${RUN}-${label.replace(/[^a-z]+/g, '')}`.slice(0, 63);
+      const name = `cmp-${RUN}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '')}`.slice(0, 63);
       // node1 names the anchor's fake chassis, so binding:host_id is set and checked on both.
       const spec = makeSpec(
         { nodes: [{ name: 'node1', chassis: 'anchor-host-1' }, { name: 'node2' }], ...extra },
@@ -238,6 +242,14 @@ describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () 
         );
         assert.equal(again.calls.writes, 0);
       }
+      // Delete on both (the flat physnet is free again for the next topology); same steps on both.
+      const goneMine = await deleteSpec(spec, octonet);
+      const goneTheirs = await deleteSpec(spec, zed);
+      assert.deepEqual(
+        goneTheirs.objects.map((o) => [o.kind, o.name, o.action]),
+        goneMine.objects.map((o) => [o.kind, o.name, o.action]),
+      );
+      assert.ok(goneMine.objects.every((o) => o.action === 'deleted'));
     });
   }
 });
