@@ -200,19 +200,28 @@ export function registerMgmtNetCommand(program: Command): void {
         const client = await clientFrom(options);
         let report = await applyOnce(options, client, options.rotateHeartbeatKey === true);
         if (!options.watch) return report.error || !isReady(report.status) ? 1 : 0;
+        // The wait between passes ends early on SIGINT/SIGTERM, so a stop never waits a full interval.
         let stopping = false;
+        let wake: () => void = () => undefined;
         const stop = () => {
           stopping = true;
+          wake();
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
         while (!stopping) {
-          await new Promise((resolve) => setTimeout(resolve, options.interval * 1000).unref());
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, options.interval * 1000);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
           if (stopping) break;
           try {
             report = await applyOnce(options, client, false);
           } catch (error) {
-            // Level-triggered: a failed pass is reported and the next one tries again.
+            // Level-triggered: a failed pass (a bad edit of the spec, Neutron away) is reported and the next one tries again.
             log('pass failed', { error: (error as Error).message });
           }
         }

@@ -1,15 +1,17 @@
 /**
  * `octonet mgmt-net` as a subprocess against a real octonet: apply (with the heartbeat key file, the
  * state file and the per-node INI fragments), a second apply that writes nothing, status --json,
- * delete, and a bad spec refused with exit status 2 and the field in the message.
+ * delete, and a bad spec refused with exit status 2 and the field in the message; `apply --watch`
+ * puts back a node port deleted behind its back and stops cleanly on SIGTERM.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
+import { eventually } from '../../fixtures/ovn-central.js';
 
 function octonet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -97,5 +99,51 @@ describe('octonet mgmt-net (CLI subprocess)', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^octonet mgmt-net: invalid spec: spec\.network\.mtu: 9000 is larger than 1442/);
     assert.deepEqual((await api.admin.get('/v2.0/networks?tags=octonet-mgmt-net:cli-mgmt')).body.networks, []);
+  });
+
+  it('apply --watch puts back a port deleted behind its back, and stops on SIGTERM', async () => {
+    const spec = join(dir, 'watch.yaml');
+    writeFileSync(
+      spec,
+      'apiVersion: octonet.dev/v1\nkind: OctaviaManagementNetwork\nmetadata: {name: cli-watch}\nspec:\n  network: {cidr: 172.26.0.0/16}\n  nodes: [{name: node1}]\n',
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'mgmt-net',
+        'apply',
+        '-f',
+        spec,
+        '--os-url',
+        api.url,
+        '--watch',
+        '--interval',
+        '0.2',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const port = async () =>
+      (await api.admin.get('/v2.0/ports?tags=octonet-mgmt-net:cli-watch')).body.ports as { id: string }[];
+    try {
+      const first = await eventually(async () => {
+        const ports = await port();
+        assert.equal(ports.length, 1);
+        return ports[0]!;
+      });
+      assert.equal((await api.admin.delete(`/v2.0/ports/${first.id}`)).status, 204);
+      const again = await eventually(async () => {
+        const ports = await port();
+        assert.equal(ports.length, 1);
+        return ports[0]!;
+      });
+      assert.notEqual(again.id, first.id);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
   });
 });
