@@ -26,7 +26,7 @@ export async function ensureNodePorts(
     .map((d) => subnets.get(d.role)!);
   const ports: NeutronObject[] = [];
   for (const node of spec.spec.nodes) {
-    const existing = pass.candidates('ports', 'hm-port', node.name)[0];
+    const existing = pass.candidates('ports', 'hm-port', node.name, nodePortName(node.name))[0];
     const wantedIps = controllerSubnets.map((subnet) => {
       const pinned = node.fixedIps?.find((ip) => cidrContains(String(subnet.cidr), ip));
       const current = (existing?.fixed_ips ?? []).find((f: { subnet_id: string }) => f.subnet_id === subnet.id);

@@ -120,20 +120,39 @@ export class Pass {
   }
 
   /** Owned objects of `collection` playing `role` (for `node`), the stored ID first. */
-  candidates(collection: keyof Observed, role: Role, node?: string): NeutronObject[] {
+  /**
+   * Owned objects of `collection` playing `role` (for `node`), best first: the stored ID (from the
+   * previous status), then the one with the name the spec wants, then the oldest; the ID breaks ties,
+   * so two passes over the same objects always keep the same one.
+   */
+  candidates(collection: keyof Observed, role: Role, node?: string, wantedName?: unknown): NeutronObject[] {
     const found = this.observed[collection].filter(
       (o) => roleOf(o) === role && (node === undefined || nodeOf(o) === node),
     );
-    const stored = this.storedId(role);
-    return found.sort((a, b) =>
-      a.id === stored ? -1 : b.id === stored ? 1 : String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')),
-    );
+    const stored = this.storedId(role, node);
+    const rank = (o: NeutronObject) => [
+      o.id === stored ? 0 : 1,
+      wantedName !== undefined && o.name === wantedName ? 0 : 1,
+      String(o.created_at ?? ''),
+      o.id,
+    ];
+    return found.sort((a, b) => {
+      const [x, y] = [rank(a), rank(b)];
+      for (let i = 0; i < x.length; i++) {
+        if (x[i]! < y[i]!) return -1;
+        if (x[i]! > y[i]!) return 1;
+      }
+      return 0;
+    });
   }
 
-  private storedId(role: Role): string | undefined {
-    const ids = this.options.previous?.ids;
+  private storedId(role: Role, node?: string): string | undefined {
+    const previous = this.options.previous;
+    const ids = previous?.ids;
     if (!ids) return undefined;
     switch (role) {
+      case 'hm-port':
+        return previous.nodes?.find((n) => n.name === node)?.portId ?? undefined;
       case 'mgmt-net':
         return ids.network;
       case 'provider-net':
@@ -166,7 +185,7 @@ export class Pass {
     step: string;
   }): Promise<NeutronObject> {
     const tags = ownedTags(this.spec, input.role, input.node);
-    const [current, ...duplicates] = this.candidates(input.observed, input.role, input.node);
+    const [current, ...duplicates] = this.candidates(input.observed, input.role, input.node, input.attributes.name);
     for (const extra of duplicates) {
       this.log('duplicate owned object; the oldest (or stored) one is kept', {
         kind: KIND_OF[input.collection],
