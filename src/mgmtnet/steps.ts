@@ -46,14 +46,12 @@ export async function findLookAlikes(pass: Pass): Promise<void> {
       field: 'spec.linkRouter.routerName',
     });
   }
+  // Only the target project's objects can be look-alikes (another tenant may well have a network
+  // called lb-mgmt-net). In noauth the server's default project has no ID we could know: all count.
+  const project = pass.projectId ?? client.identity.projectId ?? undefined;
   for (const w of wanted) {
     if (pass.candidates(w.observed, w.role).length > 0) continue;
-    const found = await lookAlikes(
-      client,
-      w.collection,
-      w.name,
-      pass.projectId !== undefined ? { project_id: pass.projectId } : {},
-    );
+    const found = await lookAlikes(client, w.collection, w.name, project !== undefined ? { project_id: project } : {});
     if (found.length === 0) continue;
     if (!spec.spec.adopt) {
       throw new SpecError(

@@ -169,6 +169,18 @@ describe('mgmt-net project checks (octonet with Keystone)', () => {
     assert.deepEqual(await ownedAsAdmin('kprov'), []);
   });
 
+  it("another project's network with our name is not a look-alike", async () => {
+    const cloudAdmin = await clientAs('cloudAdmin');
+    await cloudAdmin.create('networks', { name: 'lb-mgmt-net', project_id: keystone.projects.c.id });
+    const client = await clientAs('adminA');
+    const report = await applySpec(makeSpec({}, 'klook'), client);
+    assert.equal(report.error, undefined);
+    assert.deepEqual(
+      report.objects.filter((o) => o.kind === 'network').map((o) => [o.name, o.action]),
+      [['lb-mgmt-net', 'created']],
+    );
+  });
+
   it('an admin creates in a named project (by name)', async () => {
     const client = await clientAs('cloudAdmin');
     const report = await applySpec(makeSpec({ project: keystone.projects.b.name }, 'kadmin'), client);
