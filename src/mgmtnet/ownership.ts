@@ -53,9 +53,20 @@ export function isOwned(spec: MgmtNetSpec, object: { tags?: string[] }): boolean
   return (object.tags ?? []).includes(ownerTag(spec));
 }
 
+/** Tags in our namespace (`octonet-...`); anyone else's tags on our objects are left alone. */
+function isOctonetTag(tag: string): boolean {
+  return tag.startsWith('octonet-');
+}
+
+/** Whether the object's octonet tags are exactly `tags` (other tags do not matter). */
 export function hasTags(object: { tags?: string[] }, tags: readonly string[]): boolean {
-  const have = [...(object.tags ?? [])].sort();
+  const have = (object.tags ?? []).filter(isOctonetTag).sort();
   return have.length === tags.length && have.every((t, i) => t === tags[i]);
+}
+
+/** The object's tags with our namespace replaced by `tags`: what `PUT .../tags` should send. */
+export function withTags(object: { tags?: string[] }, tags: readonly string[]): string[] {
+  return [...(object.tags ?? []).filter((t) => !isOctonetTag(t)), ...tags].sort();
 }
 
 /** Every object of `collection` that carries the owner tag (one read). */
@@ -88,6 +99,6 @@ export async function orphan(
     ? String(object.name)
     : `${object.name ?? ''}${ORPHAN_SUFFIX}`;
   if (object.name !== name) await client.update(collection, object.id, { name });
-  await client.setTags(collection, object.id, [orphanTag(spec)]);
+  await client.setTags(collection, object.id, withTags(object, [orphanTag(spec)]));
   return name;
 }

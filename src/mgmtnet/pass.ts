@@ -5,7 +5,7 @@
  * Neutron does not promise an order for routes, pools or groups.
  */
 import type { Collection, NeutronClient, NeutronObject } from './neutron-client.js';
-import { hasTags, nodeOf, ownedTags, roleOf, type Role } from './ownership.js';
+import { hasTags, nodeOf, ownedTags, roleOf, withTags, type Role } from './ownership.js';
 import type { Action, ApplyOptions, MgmtNetIds, ObjectKind, ObjectReport } from './report.js';
 import { ownerTag, type MgmtNetSpec } from './spec.js';
 
@@ -203,13 +203,14 @@ export class Pass {
     } else {
       const lookAlike = this.adoptable.get(adoptKey(input.role, input.node));
       if (lookAlike) {
-        await this.client.setTags(input.collection, lookAlike.id, tags);
+        const adoptedTags = withTags(lookAlike, tags);
+        await this.client.setTags(input.collection, lookAlike.id, adoptedTags);
         this.log('adopted an untagged object (spec.adopt is true)', {
           kind: KIND_OF[input.collection],
           id: lookAlike.id,
           name: lookAlike.name,
         });
-        object = { ...lookAlike, tags };
+        object = { ...lookAlike, tags: adoptedTags };
         action = 'adopted';
       } else {
         const created = await this.client.create(input.collection, {
@@ -239,8 +240,9 @@ export class Pass {
       if (action === 'unchanged') action = 'updated';
     }
     if (!hasTags(object, tags)) {
-      await this.client.setTags(input.collection, object.id, tags);
-      object = { ...object, tags };
+      const fixedTags = withTags(object, tags);
+      await this.client.setTags(input.collection, object.id, fixedTags);
+      object = { ...object, tags: fixedTags };
       changed.push('tags');
       if (action === 'unchanged') action = 'updated';
     }

@@ -5,7 +5,7 @@
  * addresses, and that an untagged look-alike is never touched (and adopted only when asked).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
 import { applySpec } from '../../../src/mgmtnet/reconcile.js';
 import { SpecError } from '../../../src/mgmtnet/spec.js';
@@ -15,6 +15,14 @@ const TAG = 'octonet-mgmt-net:lb-mgmt';
 
 describe('mgmt-net per-node-ports (octonet)', () => {
   const api = useApi('sqlite');
+
+  before(async () => {
+    // Each test's spec makes two groups in the default project; Neutron's default quota is 10.
+    const quota = await api.admin.put('/v2.0/quotas/fake_project_id', {
+      quota: { security_group: 100, security_group_rule: 1000 },
+    });
+    assert.equal(quota.status, 200);
+  });
 
   const owned = async (collection: string, name = 'lb-mgmt') =>
     (await api.admin.get(`/v2.0/${collection}?tags=octonet-mgmt-net:${name}`)).body[
@@ -105,6 +113,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
   it("node join creates that node's port, node leave deletes it; the list change is reported", async () => {
     const client = clientFor(api.url);
     const first = await applySpec(makeSpec(), client);
+    assert.equal(first.error, undefined);
     const joined = await applySpec(
       makeSpec({ nodes: [{ name: 'node1' }, { name: 'node2' }, { name: 'node3' }] }),
       client,
@@ -112,6 +121,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
         previous: first.status,
       },
     );
+    assert.equal(joined.error, undefined);
     assert.deepEqual(
       joined.objects.filter((o) => o.action !== 'unchanged').map((o) => [o.kind, o.name, o.action]),
       [['port', 'octavia-health-manager-node3-listen-port', 'created']],
@@ -121,6 +131,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const left = await applySpec(makeSpec({ nodes: [{ name: 'node1' }, { name: 'node3' }] }), client, {
       previous: joined.status,
     });
+    assert.equal(left.error, undefined);
     assert.deepEqual(
       left.objects.filter((o) => o.action !== 'unchanged').map((o) => [o.kind, o.name, o.action]),
       [['port', 'octavia-health-manager-node2-listen-port', 'deleted']],
@@ -138,6 +149,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
   it('keeps security-group rules by full diff: a foreign rule on our group is removed, a deleted one comes back', async () => {
     const client = clientFor(api.url);
     const first = await applySpec(makeSpec(), client);
+    assert.equal(first.error, undefined);
     const amphoraId = first.status.ids.amphoraSecurityGroup!;
     const extra = await api.admin.post('/v2.0/security-group-rules', {
       security_group_rule: {
@@ -155,6 +167,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
       .security_group_rules.find((r: any) => r.port_range_min === 9443);
     assert.equal((await api.admin.delete(`/v2.0/security-group-rules/${nine.id}`)).status, 204);
     const fixed = await applySpec(makeSpec(), client, { previous: first.status });
+    assert.equal(fixed.error, undefined);
     const changes = fixed.objects.filter((o) => o.action !== 'unchanged');
     assert.deepEqual(
       changes.map((o) => [o.kind, o.action, o.id === extra.body.security_group_rule.id || o.name.includes('9443')]),
@@ -212,6 +225,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const client = clientFor(api.url);
     const spec = makeSpec({ network: { cidr: '10.44.0.0/24' } }, 'agentset');
     const first = await applySpec(spec, client);
+    assert.equal(first.error, undefined);
     const node1 = first.nodes.find((n) => n.name === 'node1')!;
     const bound = await api.admin.put(`/v2.0/ports/${node1.portId}`, { port: { 'binding:host_id': 'node1.example' } });
     assert.equal(bound.status, 200);
@@ -234,6 +248,8 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const foreign = (
       await api.admin.post('/v2.0/networks', { network: { name: 'shared-name-net', description: 'someone else' } })
     ).body.network;
+    assert.equal((await api.admin.put(`/v2.0/networks/${foreign.id}/tags/team-a`)).status, 201);
+    foreign.revision_number = (await api.admin.get(`/v2.0/networks/${foreign.id}`)).body.network.revision_number;
     const spec = makeSpec({ network: { cidr: '10.88.0.0/24', name: 'shared-name-net' } }, 'lookalike');
     await assert.rejects(applySpec(spec, client), (error: unknown) => {
       assert.ok(error instanceof SpecError);
@@ -244,7 +260,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const after = (await api.admin.get(`/v2.0/networks/${foreign.id}`)).body.network;
     assert.deepEqual(
       [after.name, after.description, after.tags, after.revision_number],
-      ['shared-name-net', 'someone else', [], foreign.revision_number],
+      ['shared-name-net', 'someone else', ['team-a'], foreign.revision_number],
     );
     assert.deepEqual(await owned('security-groups', 'lookalike'), [], 'refused before any write');
 
@@ -256,6 +272,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
         log: (m) => logged.push(m),
       },
     );
+    assert.equal(adopted.error, undefined);
     assert.deepEqual(
       adopted.objects.filter((o) => o.kind === 'network').map((o) => [o.id, o.action]),
       [[foreign.id, 'adopted']],
@@ -263,6 +280,17 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     assert.ok(logged.some((m) => m.includes('adopted')));
     const tagged = (await api.admin.get(`/v2.0/networks/${foreign.id}`)).body.network;
     assert.ok(tagged.tags.includes('octonet-mgmt-net:lookalike'));
+    assert.ok(tagged.tags.includes('team-a'), "someone else's tag stays");
+    const again = await applySpec(
+      makeSpec({ adopt: true, network: { cidr: '10.88.0.0/24', name: 'shared-name-net' } }, 'lookalike'),
+      client,
+      { previous: adopted.status },
+    );
+    assert.deepEqual(
+      again.objects.filter((o) => o.action !== 'unchanged'),
+      [],
+    );
+    assert.equal(again.calls.writes, 0, 'a foreign tag on an owned object is not a difference');
   });
 });
 

@@ -129,6 +129,7 @@ describe('mgmt-net link-router and provider (octonet)', () => {
     const client = clientFor(api.url);
     const first = await applySpec(makeSpec({ network: { cidr: '10.61.0.0/24' } }, 'cidrchange'), client);
     assert.equal(first.error, undefined);
+    assert.equal(first.error, undefined);
     const changed = await applySpec(makeSpec({ network: { cidr: '10.62.0.0/24' } }, 'cidrchange'), client, {
       previous: first.status,
     });
