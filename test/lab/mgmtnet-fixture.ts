@@ -143,10 +143,12 @@ export async function applyMgmtSpec(admin: Client, spec: MgmtSpec): Promise<Prov
           },
         }, OWNED(spec))
       );
-      const r = await admin.put(`/v2.0/routers/${router.id}/add_router_interface`, { subnet_id: subnet.id });
+      // lb-mgmt-subnet has no gateway (so nothing on it gets a default route): the router joins it
+      // through a port of its own, as OpenStack-on-OpenShift's lb-mgmt-router-port does.
+      const inside = await createTagged(admin, 'ports', 'port', { name: 'lb-mgmt-router-port', network_id: network.id }, OWNED(spec));
+      const r = await admin.put(`/v2.0/routers/${router.id}/add_router_interface`, { port_id: inside.id });
       assert.equal(r.status, 200, r.text);
       // The amphorae's way back to the controllers: the router's address on lb-mgmt-net.
-      const inside = (await admin.get(`/v2.0/ports?device_id=${router.id}&network_id=${network.id}`)).body.ports[0];
       const via = inside.fixed_ips[0].ip_address;
       const u = await admin.put(`/v2.0/subnets/${subnet.id}`, {
         subnet: { host_routes: [{ destination: provider.cidr, nexthop: via }] },

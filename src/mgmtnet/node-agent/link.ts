@@ -18,6 +18,12 @@ export interface WantedRoute {
   destination: string;
   nexthop: string;
   family: 4 | 6;
+  /**
+   * The path MTU when it is smaller than the link's: the link router forwards at most the
+   * smallest MTU of its networks (OVN's gateway_mtu), and a route that says so gives TCP the right
+   * MSS from the first segment instead of relying on ICMP "fragmentation needed".
+   */
+  mtu?: number;
 }
 
 export interface WantedLink {
@@ -46,6 +52,7 @@ interface IpRoute {
   dst: string;
   gateway?: string;
   protocol?: string;
+  metrics?: { mtu?: number }[];
 }
 
 export interface LinkState {
@@ -66,9 +73,10 @@ export function canonicalAddress(address: string): string {
   return prefix === undefined ? text : `${text}/${prefix}`;
 }
 
-/** `10.0.0.0/8 via 10.1.0.1`: how a route is compared and reported. */
-export function routeKey(route: { destination: string; nexthop: string }): string {
-  return `${canonicalAddress(route.destination)} via ${canonicalAddress(route.nexthop)}`;
+/** `10.0.0.0/8 via 10.1.0.1 mtu 1442`: how a route is compared and reported. */
+export function routeKey(route: { destination: string; nexthop: string; mtu?: number }): string {
+  const mtu = route.mtu ? ` mtu ${route.mtu}` : '';
+  return `${canonicalAddress(route.destination)} via ${canonicalAddress(route.nexthop)}${mtu}`;
 }
 
 /** iproute2 prints a host route without its prefix length and `default` for 0/0. */
@@ -94,7 +102,8 @@ export async function readLink(host: NodeHost, name: string): Promise<LinkState>
     for (const r of found) {
       // Connected routes (proto kernel) and IPv6's multicast/link-local ones follow from the addresses.
       if (r.protocol === 'kernel' || !r.gateway) continue;
-      routes.push(routeKey({ destination: normalizeDestination(r.dst, family), nexthop: r.gateway }));
+      const mtu = r.metrics?.find((m) => m.mtu !== undefined)?.mtu;
+      routes.push(routeKey({ destination: normalizeDestination(r.dst, family), nexthop: r.gateway, mtu }));
     }
   }
   return {
@@ -170,6 +179,7 @@ export async function reconcileLink(host: NodeHost, wanted: WantedLink, actual: 
       dev,
       'proto',
       'static',
+      ...(route.mtu ? ['mtu', String(route.mtu)] : []),
     ]);
     changes.push(`route ${key} added`);
   }

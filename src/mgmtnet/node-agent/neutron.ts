@@ -34,6 +34,7 @@ export interface NeutronNetwork {
 
 export interface NeutronSubnet {
   id: string;
+  network_id: string;
   cidr: string;
   ip_version: 4 | 6;
   gateway_ip: string | null;

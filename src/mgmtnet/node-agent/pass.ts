@@ -13,7 +13,7 @@
 import ipaddr from 'ipaddr.js';
 import { buildConditions, type ConditionInput, type NodeCondition } from './conditions.js';
 import { hostFromPrefix, type NodeHost } from './host.js';
-import { reconcileLink, readLink, type WantedAddress, type WantedRoute } from './link.js';
+import { reconcileLink, readLink, routeKey, type WantedAddress, type WantedRoute } from './link.js';
 import type { NeutronPort, NeutronSubnet, NodeAgentNeutron } from './neutron.js';
 import {
   interfaceDrift,
@@ -25,7 +25,7 @@ import {
   unplugInterface,
   type WantedInterface,
 } from './ovs-interface.js';
-import { probeHeartbeatPath, type ProbeResult } from './probe.js';
+import { probeHeartbeatPath, type ProbeResult, type ProbeTarget } from './probe.js';
 
 export const DEFAULT_NODE_INTERFACE = 'o-hm0';
 export const HEALTH_MANAGER_OWNER = 'Octavia:health-mgr';
@@ -120,10 +120,16 @@ async function linkRouterRoutes(
   client: NodeAgentNeutron,
   spec: NodeAgentSpec,
   port: NeutronPort,
+  linkMtu: number,
   subnetCache: Map<string, NeutronSubnet>,
-): Promise<{ routes: WantedRoute[]; gateways: string[] }> {
+): Promise<{ routes: WantedRoute[]; gateways: ProbeTarget[] }> {
   const routes: WantedRoute[] = [];
-  const gateways: string[] = [];
+  const gateways: ProbeTarget[] = [];
+  const mtus = new Map<string, number>();
+  const networkMtu = async (id: string) => {
+    if (!mtus.has(id)) mtus.set(id, (await client.getNetwork(id)).mtu);
+    return mtus.get(id)!;
+  };
   const ours = new Set(port.fixed_ips.map((f) => f.subnet_id));
   const subnet = async (id: string) => {
     if (!subnetCache.has(id)) subnetCache.set(id, await client.getSubnet(id));
@@ -134,13 +140,21 @@ async function linkRouterRoutes(
     const gateway = router.external_gateway_info;
     if (!gateway || gateway.network_id !== port.network_id) continue;
     const interfaces = await client.listPorts({ device_id: router.id, device_owner: 'network:router_interface' });
+    // The router forwards no more than the smallest MTU of its networks (OVN's gateway_mtu).
+    let pathMtu = linkMtu;
+    for (const inside of interfaces) pathMtu = Math.min(pathMtu, await networkMtu(inside.network_id));
     for (const via of gateway.external_fixed_ips ?? []) {
       if (!ours.has(via.subnet_id)) continue;
-      gateways.push(via.ip_address);
+      gateways.push({ address: via.ip_address, mtu: pathMtu });
       for (const inside of interfaces.flatMap((p) => p.fixed_ips)) {
         const behind = await subnet(inside.subnet_id);
         if (familyOf(behind.cidr.split('/')[0]!) !== familyOf(via.ip_address)) continue;
-        routes.push({ destination: behind.cidr, nexthop: via.ip_address, family: familyOf(via.ip_address) });
+        routes.push({
+          destination: behind.cidr,
+          nexthop: via.ip_address,
+          family: familyOf(via.ip_address),
+          ...(pathMtu < linkMtu ? { mtu: pathMtu } : {}),
+        });
       }
     }
   }
@@ -294,10 +308,10 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
       routes.push({ ...route, family: familyOf(route.nexthop) });
     }
   }
-  const linkRouter = await linkRouterRoutes(client, spec, port, subnets);
+  const linkRouter = await linkRouterRoutes(client, spec, port, network.mtu, subnets);
   routes.push(...linkRouter.routes);
   for (const route of options.routes ?? []) routes.push({ ...route, family: familyOf(route.nexthop) });
-  const unique = [...new Map(routes.map((r) => [`${r.destination} ${r.nexthop}`, r])).values()];
+  const unique = [...new Map(routes.map((r) => [routeKey(r), r])).values()];
 
   const link = await readLink(host, dev);
   let addressed: ConditionInput;
@@ -309,7 +323,7 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     addressed = condition(
       'True',
       'StaticAddresses',
-      `${addresses.map((a) => a.cidr).join(', ')}, MTU ${network.mtu}${unique.length ? `, routes ${unique.map((r) => `${r.destination} via ${r.nexthop}`).join(', ')}` : ''}`,
+      `${addresses.map((a) => a.cidr).join(', ')}, MTU ${network.mtu}${unique.length ? `, routes ${unique.map(routeKey).join(', ')}` : ''}`,
     );
   }
 
@@ -340,10 +354,9 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     probe = { status: 'Unknown', reason: 'NotPlugged', message: 'nothing to probe from until the interface is plugged and addressed' };
   } else {
     const families = new Set(addresses.map((a) => a.family));
-    const targets = [...linkRouter.gateways, ...(await peerAddresses(client, spec, port))]
-      .filter((t) => families.has(familyOf(t)))
-      .slice(0, 3);
-    probe = await probeHeartbeatPath(host, dev, network.mtu, targets);
+    const peers = (await peerAddresses(client, spec, port)).map((address) => ({ address, mtu: network.mtu }));
+    const targets = [...linkRouter.gateways, ...peers].filter((t) => families.has(familyOf(t.address))).slice(0, 3);
+    probe = await probeHeartbeatPath(host, dev, targets);
   }
 
   return report(
@@ -359,7 +372,7 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
         hostId: port['binding:host_id'] ?? '',
       },
       mtu: network.mtu,
-      routes: unique.map((r) => `${r.destination} via ${r.nexthop}`),
+      routes: unique.map(routeKey),
     },
   );
 }

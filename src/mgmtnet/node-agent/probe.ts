@@ -34,12 +34,13 @@ async function ping(host: NodeHost, dev: string, target: string, size: number): 
   return (await host(argv, { timeoutMs: 10_000 })).code === 0;
 }
 
-export async function probeHeartbeatPath(
-  host: NodeHost,
-  dev: string,
-  mtu: number,
-  targets: readonly string[],
-): Promise<ProbeResult> {
+/** A peer to ping, with the largest packet the path to it must carry. */
+export interface ProbeTarget {
+  address: string;
+  mtu: number;
+}
+
+export async function probeHeartbeatPath(host: NodeHost, dev: string, targets: readonly ProbeTarget[]): Promise<ProbeResult> {
   if (targets.length === 0) {
     return {
       status: 'Unknown',
@@ -48,23 +49,22 @@ export async function probeHeartbeatPath(
     };
   }
   const failed: string[] = [];
-  for (const target of targets) {
-    const size = mtu - HEADERS[familyOf(target)];
-    if (await ping(host, dev, target, size)) {
+  for (const { address, mtu } of targets) {
+    if (await ping(host, dev, address, mtu - HEADERS[familyOf(address)])) {
       return {
         status: 'True',
         reason: 'PeerAnswered',
-        message: `${target} answered a ${mtu}-byte ping (don't fragment) from ${dev}`,
+        message: `${address} answered a ${mtu}-byte ping (don't fragment) from ${dev}`,
       };
     }
-    failed.push(target);
+    failed.push(address);
   }
-  const first = failed[0]!;
-  if (await ping(host, dev, first, 56)) {
+  const first = targets[0]!;
+  if (await ping(host, dev, first.address, 56)) {
     return {
       status: 'False',
       reason: 'MtuBlackhole',
-      message: `${first} answers small pings but not ${mtu}-byte ones: something on the path has a smaller MTU than the network's ${mtu}`,
+      message: `${first.address} answers small pings but not ${first.mtu}-byte ones: something on the path has a smaller MTU than ${first.mtu}`,
     };
   }
   return {
