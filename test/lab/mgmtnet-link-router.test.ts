@@ -4,7 +4,7 @@
  * tenant lb-mgmt-net, a router without SNAT between them, a host route on the tenant subnet back to
  * the provider subnet, and on each controller the node agent's route to the amphora CIDR via the
  * router's provider-side address (found from the router the operator owns, not configured by
- * hand). Heartbeats cross the router to every controller with the amphora's own address (no NAT),
+ * hand). The amphora takes its address and the host route by DHCP. Heartbeats cross the router to every controller with the amphora's own address (no NAT),
  * the controllers reach TCP 9443, a port outside the amphora group is dropped, the full tenant MTU
  * crosses, and a second apply and pass change nothing.
  *
@@ -29,18 +29,15 @@ import {
 } from './mgmtnet-fixture.js';
 
 const CONTROLLERS = ['node1', 'node2'];
-const ROUTER_ON_PROVIDER = '198.51.100.95';
+/** The controllers' provider subnet: on physnet1 beside the lab's outside network, its own L2 range. */
+const PROVIDER_CIDR = '192.168.240.0/24';
+/** The router's address there: the spec's default, the subnet's first address. */
+const ROUTER_ON_PROVIDER = '192.168.240.1';
 
 describe('octonet on the lab: the management network through a link router', { skip: notRoot }, () => {
   const { lab, scratch } = useLab({ name: 'oct-mgmt-lr', nodes: 3 });
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: lab().nb, sb_connection: lab().sb } }) });
-  const spec = mgmtSpec('link-router', CONTROLLERS, {
-    provider: {
-      cidr: '198.51.100.0/24',
-      routerAddress: ROUTER_ON_PROVIDER,
-      pool: { start: '198.51.100.10', end: '198.51.100.90' },
-    },
-  });
+  const spec = mgmtSpec('link-router', CONTROLLERS, { linkRouter: { cidr: PROVIDER_CIDR } });
   const node = (name: string) => lab().nodeCommand(name, []);
   const amphora = () => lab().vmCommand('amphora', []);
   let made: Provisioned;
@@ -58,7 +55,7 @@ describe('octonet on the lab: the management network through a link router', { s
       const report = await agentReady(lab(), api.url, spec, name);
       // The route carries the router's path MTU (the tenant network's, smaller than the provider's).
       assert.deepEqual(report.routes, [`${made.subnet.cidr} via ${ROUTER_ON_PROVIDER} mtu ${made.network.mtu}`]);
-      assert.ok(report.port!.fixedIps[0]!.startsWith('198.51.100.'), 'the port is on the provider network');
+      assert.ok(report.port!.fixedIps[0]!.startsWith('192.168.240.'), 'the port is on the provider network');
       const probe = report.conditions.find((c) => c.type === 'HeartbeatPathOpen')!;
       assert.match(probe.message, new RegExp(`^${ROUTER_ON_PROVIDER.replace(/\./g, '\\.')} answered`));
       const routes = await check(lab(), [...node(name), 'ip', 'route', 'show', 'dev', 'o-hm0']);
@@ -100,6 +97,9 @@ describe('octonet on the lab: the management network through a link router', { s
   it('a second apply and agent pass change nothing', async () => {
     const again = await applyMgmtSpec(api.admin, spec);
     assert.equal(again.ports.get('node1').id, made.ports.get('node1').id);
+    // Including the ports whose binding:host_id the agent set: the core leaves it alone.
+    const changed = again.report.objects.filter((o) => o.action !== 'unchanged');
+    assert.deepEqual(changed, [], 'the second apply changes nothing');
     for (const name of CONTROLLERS) {
       const report = await agentPass(lab(), api.url, spec, name);
       assert.deepEqual(report.actions, []);

@@ -3,4 +3,4 @@ export { runNodeAgentPass, ownerTag, nodeTag, DEFAULT_NODE_INTERFACE, HEALTH_MAN
 export type { NodeAgentLog, NodeAgentPassOptions, NodeAgentReport, NodeAgentSpec } from './pass.js';
 export type { NodeCondition } from './conditions.js';
 export { hostFromPrefix, type NodeHost } from './host.js';
-export { httpNeutron, type NodeAgentNeutron } from './neutron.js';
+export { fromNeutronClient, httpNeutron, type NodeAgentNeutron } from './neutron.js';

@@ -5,6 +5,7 @@
  * adapted to it (`fromNeutronClient` wraps the core's shared client); the agent itself never
  * builds URLs. Bodies are Neutron's own JSON, only the fields read here are typed.
  */
+import type { NeutronClient, Query } from '../neutron-client.js';
 
 export interface NeutronFixedIp {
   subnet_id: string;
@@ -124,5 +125,26 @@ export function httpNeutron(baseUrl: string, headers: () => Record<string, strin
     getSubnet: async (id) => (await must(`subnet ${id}`, call<{ subnet: NeutronSubnet }>('GET', `/subnets/${id}`))).subnet,
     listRouters: async (filter) =>
       (await must('routers', call<{ routers: NeutronRouter[] }>('GET', `/routers${query(filter)}`))).routers,
+  };
+}
+
+/**
+ * The core's client (Keystone or noauth, counted calls) as the agent's narrow interface. Tag
+ * filters go comma-joined (`tags=a,b`: all of them), the form every Neutron accepts.
+ */
+export function fromNeutronClient(client: NeutronClient): NodeAgentNeutron {
+  const flat = (filter: NeutronFilter): Query =>
+    Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, typeof v === 'string' ? v : v.join(',')]));
+  const must = <T>(what: string, value: T | null): T => {
+    if (value === null) throw new NeutronHttpError(404, 'NotFound', `${what} not found`);
+    return value;
+  };
+  return {
+    listPorts: (filter) => client.list<NeutronPort>('ports', flat(filter)),
+    getPort: async (id) => (await client.show<NeutronPort>('ports', id)) ?? undefined,
+    updatePort: (id, changes) => client.update<NeutronPort>('ports', id, changes),
+    getNetwork: async (id) => must(`network ${id}`, await client.show<NeutronNetwork>('networks', id)),
+    getSubnet: async (id) => must(`subnet ${id}`, await client.show<NeutronSubnet>('subnets', id)),
+    listRouters: (filter) => client.list<NeutronRouter>('routers', flat(filter)),
   };
 }

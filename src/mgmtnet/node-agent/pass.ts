@@ -13,7 +13,7 @@
 import ipaddr from 'ipaddr.js';
 import { buildConditions, type ConditionInput, type NodeCondition } from './conditions.js';
 import { hostFromPrefix, type NodeHost } from './host.js';
-import { reconcileLink, readLink, routeKey, type WantedAddress, type WantedRoute } from './link.js';
+import { canonicalAddress, reconcileLink, readLink, routeKey, type WantedAddress, type WantedRoute } from './link.js';
 import type { NeutronPort, NeutronSubnet, NodeAgentNeutron } from './neutron.js';
 import {
   interfaceDrift,
@@ -311,7 +311,9 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
   const linkRouter = await linkRouterRoutes(client, spec, port, network.mtu, subnets);
   routes.push(...linkRouter.routes);
   for (const route of options.routes ?? []) routes.push({ ...route, family: familyOf(route.nexthop) });
-  const unique = [...new Map(routes.map((r) => [routeKey(r), r])).values()];
+  // One route per destination: a subnet host route and the router's own (with its path MTU) may
+  // name the same one; the later, more specific source wins.
+  const unique = [...new Map(routes.map((r) => [canonicalAddress(r.destination), r])).values()];
 
   const link = await readLink(host, dev);
   let addressed: ConditionInput;
