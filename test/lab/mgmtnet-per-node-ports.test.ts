@@ -12,7 +12,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { stringify } from 'yaml';
 import { decodeHeartbeat, encodeHeartbeat } from '../../src/mgmtnet/node-agent/heartbeat.js';
 import { useApi } from '../fixtures/api.js';
 import { assertTcpTransfer, check, notRoot, pollUntil, useLab } from './lab-fixture.js';
@@ -120,6 +123,20 @@ describe('octonet on the lab: the management network, one port per controller no
       assert.equal(report.ready, true);
     }
     assert.equal(await ifindex(), before, 'the same device: not re-plugged');
+  });
+
+  it('`octonet node-agent --once` does the same pass from the command line (in the lab node via --lab)', async () => {
+    const file = join(scratch(), 'spec.yaml');
+    writeFileSync(file, stringify({ ...spec, spec: { ...spec.spec, network: { cidr: '172.24.0.0/16' } } }));
+    const argv = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'node-agent', '--node', 'node1', '-f', file];
+    const result = await lab().exec([...argv, '--os-url', api.url, '--lab', lab().name, '--once', '--json'], {
+      timeoutMs: 60_000,
+    });
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.ready, true);
+    assert.deepEqual(report.actions, []);
+    assert.equal(report.port.id, made.ports.get('node1').id);
   });
 
   it('drift is repaired: a lost interface (OVS restart) is re-plugged, a changed MAC and MTU set back', async () => {
