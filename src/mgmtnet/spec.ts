@@ -15,7 +15,7 @@
  * | `spec.adopt` | `false` | an untagged object with our name is reported, never taken over silently |
  * | `spec.network.name` / `subnetName` | `lb-mgmt-net` / `lb-mgmt-subnet` (`-v6` for the 2nd family) | devstack's names |
  * | `spec.network.mtu` | unset: Neutron picks the largest the segment allows | |
- * | `spec.network.underlayMtu` | 1500 | MTU of the physical network; geneve costs 38 bytes of it |
+ * | `spec.network.underlayMtu` / `underlayIpVersion` | 1500 / 4 | the physical network; geneve costs 58 bytes of it over IPv4 (78 over IPv6), so 1442 is the largest tenant MTU, as Neutron computes it |
  * | `spec.provider` | `{physicalNetwork: physnet1, networkType: flat}` | provider and link-router topologies |
  * | `spec.linkRouter` | names `octavia-provider-net` / `octavia-provider-subnet` / `octavia-link-router`, gateway = first address of its CIDR | OSP's names |
  * | `spec.nodeInterface` | `o-hm0` | the name every tool uses |
@@ -43,8 +43,14 @@ export const KIND = 'OctaviaManagementNetwork';
 export const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 
-/** Bytes OVN's geneve encapsulation takes from the underlay MTU (Neutron's `max_header_size`). */
-export const GENEVE_OVERHEAD = 38;
+/**
+ * Bytes geneve takes from the underlay MTU, as Neutron's geneve type driver counts them:
+ * `max_header_size` (38 with OVN's options) plus the outer IP header (20 for IPv4, 40 for IPv6).
+ */
+export const GENEVE_HEADER = 38;
+export function geneveOverhead(underlayIpVersion: 4 | 6): number {
+  return GENEVE_HEADER + (underlayIpVersion === 4 ? 20 : 40);
+}
 
 const dnsLabel = z
   .string()
@@ -85,6 +91,8 @@ const specBodySchema = z.strictObject({
     cidr: z.union([z.string(), z.array(z.string()).min(1).max(2)]),
     mtu: z.number().int().min(68).optional(),
     underlayMtu: z.number().int().min(576).max(65535).default(1500),
+    /** IP version of the tunnel underlay (the outer header geneve adds). */
+    underlayIpVersion: z.union([z.literal(4), z.literal(6)]).default(4),
   }),
   provider: providerSchema,
   linkRouter: z
@@ -272,7 +280,8 @@ export function firstHost(cidr: string): string {
 /** The largest network MTU the spec's topology allows on its underlay. */
 export function maxNetworkMtu(spec: MgmtNetSpec): number {
   const tunnelled = spec.spec.topology !== 'provider';
-  return spec.spec.network.underlayMtu - (tunnelled ? GENEVE_OVERHEAD : 0);
+  const n = spec.spec.network;
+  return n.underlayMtu - (tunnelled ? geneveOverhead(n.underlayIpVersion) : 0);
 }
 
 function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
@@ -287,7 +296,7 @@ function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
       const why =
         s.topology === 'provider'
           ? `the underlay MTU (spec.network.underlayMtu ${s.network.underlayMtu})`
-          : `what a geneve network carries on a ${s.network.underlayMtu}-byte underlay (${s.network.underlayMtu} - ${GENEVE_OVERHEAD} bytes of geneve overhead); raise spec.network.underlayMtu if the physical network carries jumbo frames`;
+          : `what a geneve network carries on a ${s.network.underlayMtu}-byte IPv${s.network.underlayIpVersion} underlay (${s.network.underlayMtu} - ${geneveOverhead(s.network.underlayIpVersion)} bytes of geneve and outer IP headers); raise spec.network.underlayMtu if the physical network carries jumbo frames`;
       throw new SpecError('spec.network.mtu', `${s.network.mtu} is larger than ${max}, ${why}`);
     }
     if (cidrs.some((c) => cidrFamily(c) === 6) && s.network.mtu < 1280) {
