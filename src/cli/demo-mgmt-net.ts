@@ -38,17 +38,28 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
  * Sends `datagram` from `from` to `address:5555` with a listener in `to` (socat, writing what it
  * receives to a file) until it arrives; returns the bytes received.
  */
-async function deliverHeartbeat(lab: Lab, dir: string, from: string[], to: string[], address: string, datagram: Buffer) {
+async function deliverHeartbeat(
+  lab: Lab,
+  dir: string,
+  from: string[],
+  to: string[],
+  address: string,
+  datagram: Buffer,
+) {
   const file = join(dir, `heartbeat-${address}`);
   const [bin, ...args] = [...to, 'socat', '-u', `UDP4-RECV:5555,bind=${address}`, `CREATE:${file}`];
   const listener = spawn(bin!, args, { stdio: 'ignore' });
   const closed = new Promise((resolve) => listener.once('close', resolve));
   try {
-    await until('the heartbeat listener', async () => (await lab.exec([...to, 'ss', '-Hlun', 'sport = :5555'])).stdout.trim() !== '');
+    await until(
+      'the heartbeat listener',
+      async () => (await lab.exec([...to, 'ss', '-Hlun', 'sport = :5555'])).stdout.trim() !== '',
+    );
     return await until(`a heartbeat at ${address}:5555`, async () => {
       await lab.exec([...from, 'socat', '-u', '-', `UDP4-SENDTO:${address}:5555`], { input: datagram });
       for (let i = 0; i < 5; i++) {
-        if (existsSync(file) && readFileSync(file).length >= datagram.length) return readFileSync(file).subarray(0, datagram.length);
+        if (existsSync(file) && readFileSync(file).length >= datagram.length)
+          return readFileSync(file).subarray(0, datagram.length);
         await new Promise((r) => setTimeout(r, 100));
       }
       return undefined;

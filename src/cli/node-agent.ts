@@ -56,16 +56,24 @@ export function describeReport(report: NodeAgentReport): string {
   const port = report.port;
   const lines = [
     `node ${report.node} (chassis ${report.chassis ?? '?'}): ${report.interface}` +
-      (port ? ` port ${port.id} mac ${port.mac} ${port.fixedIps.join(', ')} MTU ${report.mtu} ${port.status}` : ' no port'),
+      (port
+        ? ` port ${port.id} mac ${port.mac} ${port.fixedIps.join(', ')} MTU ${report.mtu} ${port.status}`
+        : ' no port'),
   ];
   if (report.routes.length) lines.push(`  routes: ${report.routes.join(', ')}`);
-  for (const c of report.conditions) lines.push(`  ${c.type.padEnd(18)} ${c.status.padEnd(7)} ${c.reason}: ${c.message}`);
+  for (const c of report.conditions)
+    lines.push(`  ${c.type.padEnd(18)} ${c.status.padEnd(7)} ${c.reason}: ${c.message}`);
   return lines.join('\n') + '\n';
 }
 
-const conditionsKey = (report: NodeAgentReport) => report.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(',');
+const conditionsKey = (report: NodeAgentReport) =>
+  report.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(',');
 
-async function pass(options: NodeAgentOptions, client: NeutronClient, previous?: NodeAgentReport): Promise<NodeAgentReport> {
+async function pass(
+  options: NodeAgentOptions,
+  client: NeutronClient,
+  previous?: NodeAgentReport,
+): Promise<NodeAgentReport> {
   const spec = parseSpec(readFileSync(options.file, 'utf8'));
   return runNodeAgentPass({
     client: fromNeutronClient(client),
@@ -131,7 +139,7 @@ export function registerNodeAgentCommand(program: Command): void {
     .option('--once', 'run one pass; exit 0 when Ready, 1 when not')
     .option('--interval <seconds>', 'time between passes', seconds, 10)
     .option('--netns <namespace>', "run the node's commands in this network namespace")
-    .option('--lab <name>', "run them in the lab node named by --node (its namespace and OVS)")
+    .option('--lab <name>', 'run them in the lab node named by --node (its namespace and OVS)')
     .option('--json', 'print reports as JSON')
     .option('--no-probe', 'skip the active heartbeat-path probe')
     .action(async (options: NodeAgentOptions) => {

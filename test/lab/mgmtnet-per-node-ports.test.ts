@@ -60,7 +60,15 @@ describe('octonet on the lab: the management network, one port per controller no
       assert.equal(port.status, 'ACTIVE');
       assert.equal(port['binding:host_id'], name, 'bound to the chassis name read from the node’s OVS');
       const ids = JSON.parse(
-        (await check(lab(), [...node(name), 'ovs-vsctl', '--format=json', '--columns=external_ids,mtu_request,type', 'find', 'Interface', 'name=o-hm0'])),
+        await check(lab(), [
+          ...node(name),
+          'ovs-vsctl',
+          '--format=json',
+          '--columns=external_ids,mtu_request,type',
+          'find',
+          'Interface',
+          'name=o-hm0',
+        ]),
       ).data[0];
       const externalIds = Object.fromEntries(ids[0][1]);
       assert.equal(externalIds['iface-id'], port.id);
@@ -98,7 +106,19 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.match(await ping(node('node2'), ipOf(amphoraPort)), /2 received/);
     assert.match(await ping(amphora(), hmAddress('node2')), /2 received/);
     // One byte more than the MTU cannot leave with DF set: the MTU on o-hm0 is the network's.
-    const over = await lab().exec([...node('node2'), 'ping', '-c', '1', '-W', '1', '-M', 'do', '-s', String(mtu - 27), ipOf(amphoraPort)]);
+    const over = await lab().exec([
+      ...node('node2'),
+      'ping',
+      '-c',
+      '1',
+      '-W',
+      '1',
+      '-M',
+      'do',
+      '-s',
+      String(mtu - 27),
+      ipOf(amphoraPort),
+    ]);
     assert.notEqual(over.code, 0);
   });
 
@@ -110,7 +130,8 @@ describe('octonet on the lab: the management network, one port per controller no
   });
 
   it('a second apply and agent pass change nothing; the interface stays as it is', async () => {
-    const ifindex = async () => JSON.parse(await check(lab(), [...node('node1'), 'ip', '-j', 'link', 'show', 'o-hm0']))[0].ifindex;
+    const ifindex = async () =>
+      JSON.parse(await check(lab(), [...node('node1'), 'ip', '-j', 'link', 'show', 'o-hm0']))[0].ifindex;
     const before = await ifindex();
     const again = await applyMgmtSpec(api.admin, spec);
     assert.equal(again.ports.get('node1').id, made.ports.get('node1').id);
@@ -156,7 +177,10 @@ describe('octonet on the lab: the management network, one port per controller no
     const gone = await lab().exec([...amphora(), 'ping', '-c', '1', '-W', '1', hmAddress('node1')]);
     assert.notEqual(gone.code, 0, 'node1 does not answer without its interface');
     const replugged = await agentPass(lab(), api.url, spec, 'node1');
-    assert.ok(replugged.actions.some((a) => a.startsWith('plugged o-hm0')), replugged.actions.join('; '));
+    assert.ok(
+      replugged.actions.some((a) => a.startsWith('plugged o-hm0')),
+      replugged.actions.join('; '),
+    );
     const repaired = await agentPass(lab(), api.url, spec, 'node2');
     assert.ok(
       repaired.actions.some((a) => /^repaired o-hm0 in OVS: .*attached-mac.*mtu_request.*mac/.test(a)),
@@ -180,7 +204,10 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.deepEqual([...after.ports.keys()], ['node1']);
     assert.equal((await api.admin.get(`/v2.0/ports/${leaving.id}`)).status, 404);
     const report = await agentPass(lab(), api.url, smaller, 'node2');
-    assert.ok(report.actions.some((a) => a.startsWith('unplugged o-hm0')), report.actions.join('; '));
+    assert.ok(
+      report.actions.some((a) => a.startsWith('unplugged o-hm0')),
+      report.actions.join('; '),
+    );
     assert.equal(report.conditions.find((c) => c.type === 'PortBound')?.reason, 'PortNotFound');
     const left = await lab().exec([...node('node2'), 'ovs-vsctl', 'find', 'Interface', 'name=o-hm0']);
     assert.equal(left.stdout.trim(), '', 'no o-hm0 left in OVS');
