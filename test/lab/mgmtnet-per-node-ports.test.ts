@@ -160,6 +160,24 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.equal(report.port.id, made.ports.get('node1').id);
   });
 
+  it('a binding:host_id that is not the chassis name (an FQDN) leaves the port DOWN; the agent says why and fixes it', async () => {
+    const portId = made.ports.get('node1').id;
+    const r = await api.admin.put(`/v2.0/ports/${portId}`, { port: { 'binding:host_id': 'node1.example.com' } });
+    assert.equal(r.status, 200, r.text);
+    // What every other tool leaves behind: OVN will not claim a port requested for another chassis.
+    await pollUntil(
+      async () => (await api.admin.get(`/v2.0/ports/${portId}`)).body.port.status === 'DOWN',
+      'the port DOWN under the wrong host',
+    );
+    const report = await agentPass(lab(), api.url, spec, 'node1');
+    assert.ok(
+      report.actions.some((a) => a.startsWith('binding:host_id "node1.example.com" → node1')),
+      report.actions.join('; '),
+    );
+    await agentReady(lab(), api.url, spec, 'node1');
+    assert.equal((await api.admin.get(`/v2.0/ports/${portId}`)).body.port['binding:host_id'], 'node1');
+  });
+
   it('drift is repaired: a lost interface (OVS restart) is re-plugged, a changed MAC and MTU set back', async () => {
     await check(lab(), [...node('node1'), 'ovs-vsctl', 'del-port', 'o-hm0']);
     // vswitchd itself re-applies `mac` and `mtu_request` to the link, so the drift that matters is
