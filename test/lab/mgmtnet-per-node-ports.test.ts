@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -158,6 +159,39 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.equal(report.ready, true);
     assert.deepEqual(report.actions, []);
     assert.equal(report.port.id, made.ports.get('node1').id);
+  });
+
+  it('the running agent re-plugs a deleted interface at once, woken by OVSDB, not by its timer', async () => {
+    const file = join(scratch(), 'spec-watch.yaml');
+    writeFileSync(file, stringify({ ...spec, spec: { ...spec.spec, network: { cidr: '172.24.0.0/16' } } }));
+    // A 10-minute interval: only the OVSDB monitor can bring the interface back within the test's deadline.
+    const argv = ['src/cli/main.ts', 'node-agent', '--node', 'node2', '-f', file, '--os-url', api.url];
+    const agent = spawn(process.execPath, ['--import', 'tsx', ...argv, '--lab', lab().name, '--interval', '600'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    agent.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    agent.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => agent.once('close', resolve));
+    const ofport = async () =>
+      (
+        await lab().exec([...node('node2'), 'ovs-vsctl', '--if-exists', 'get', 'Interface', 'o-hm0', 'ofport'])
+      ).stdout.trim();
+    try {
+      await pollUntil(async () => output.includes('Ready'), 'the agent’s first report');
+      const before = await ofport();
+      await check(lab(), [...node('node2'), 'ovs-vsctl', 'del-port', 'o-hm0']);
+      await pollUntil(async () => {
+        const now = await ofport();
+        return now !== '' && now !== before;
+      }, `o-hm0 re-plugged by the running agent (${output})`);
+      assert.match(output, /plugged o-hm0 on br-int/);
+      const sent = encodeHeartbeat({ id: randomUUID(), seq: 50, ver: 3, listeners: {}, pools: {} }, heartbeatKey);
+      await deliverUdp(lab(), scratch(), amphora(), node('node2'), hmAddress('node2'), sent);
+    } finally {
+      agent.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('a binding:host_id that is not the chassis name (an FQDN) leaves the port DOWN; the agent says why and fixes it', async () => {
