@@ -19,7 +19,7 @@ import {
   interfaceDrift,
   isOwned,
   plugInterface,
-  readChassisName,
+  readChassisHost,
   readInterface,
   repairInterface,
   unplugInterface,
@@ -33,7 +33,12 @@ export const HEALTH_MANAGER_OWNER = 'Octavia:health-mgr';
 /** The part of the OctaviaManagementNetwork the agent reads; the core's full spec fits it. */
 export interface NodeAgentSpec {
   metadata: { name: string };
-  spec: { nodeInterface?: string; topology?: string };
+  spec: {
+    nodeInterface?: string;
+    topology?: string;
+    /** A node's `chassis` pins `binding:host_id`: the core sets it, the agent only checks it. */
+    nodes?: readonly { name: string; chassis?: string }[];
+  };
 }
 
 /** pino's calling convention, so a pino logger fits; the default says nothing. */
@@ -179,7 +184,8 @@ function portBound(port: NeutronPort, chassis: string): ConditionInput {
     return condition(
       'False',
       'HostMismatch',
-      `binding:host_id is ${JSON.stringify(host)}, this node's chassis is ${chassis}`,
+      `binding:host_id is ${JSON.stringify(host)}, this node's chassis registers as ${chassis}` +
+        ' (fix spec.nodes[].chassis, or remove it and let the agent set it)',
     );
   }
   if (vif === 'binding_failed') {
@@ -227,9 +233,10 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     log.info({ node, interface: dev, ...fields }, what);
   };
 
+  // `chassis` below is the host name the chassis registers with (what binding:host_id must say).
   let chassis: string;
   try {
-    chassis = await readChassisName(host);
+    chassis = (await readChassisHost(host)).hostname;
   } catch (error) {
     const why = condition('False', 'OvsUnreachable', `cannot read this node's OVS: ${(error as Error).message}`);
     return report({
@@ -239,6 +246,7 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
       HeartbeatPathOpen: condition('Unknown', 'OvsUnreachable', why.message),
     });
   }
+  const pinned = spec.spec.nodes?.find((n) => n.name === node)?.chassis;
 
   let actual = await readInterface(host, dev);
   const { port: found, duplicates } = await findPort(client, spec, node, actual?.externalIds['iface-id']);
@@ -262,7 +270,12 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
   }
   let port = found;
 
-  if ((port['binding:host_id'] ?? '') !== chassis) {
+  if (pinned !== undefined && pinned !== chassis) {
+    log.warn(
+      { node, pinned, chassis },
+      `spec.nodes[].chassis pins binding:host_id to ${pinned}, but this node's OVS registers as ${chassis}`,
+    );
+  } else if ((port['binding:host_id'] ?? '') !== chassis) {
     const before = port['binding:host_id'] ?? '';
     port = await client.updatePort(port.id, { 'binding:host_id': chassis });
     done(`binding:host_id ${JSON.stringify(before)} → ${chassis} (the chassis name in this node's OVS)`, {
