@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
 import { registerLabCommand } from './lab.js';
+import { registerMgmtNetCommand } from './mgmt-net.js';
 import { createLogger, startServer } from './serve.js';
 
 function onSignals(stop: () => Promise<void>): void {
@@ -80,6 +81,7 @@ program
   });
 
 registerLabCommand(program);
+registerMgmtNetCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof UnsupportedDatabaseUrl) {

@@ -1,0 +1,252 @@
+/**
+ * `octonet mgmt-net apply|status|delete -f spec.yaml`: the command-line face of src/mgmtnet.
+ *
+ * Parses flags, reads the spec and the files that keep state between runs, calls the reconcile and
+ * prints. Next to the spec (or where the flags say) live:
+ * - `<spec>.state.json`: the last status (stored IDs, condition times, the last controller list, so
+ *   `controllerListChanged` means "since the last apply");
+ * - `<spec>.heartbeat-key` (or `spec.heartbeatKey.file`): the generated heartbeat key, 0600;
+ * - with `--octavia-config-dir DIR`: `DIR/<node>.conf`, the INI fragment per node (0600: it holds the key).
+ * Exit status: 0 when Ready, 1 when not (or Neutron failed), 2 for a bad spec or bad flags.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { KeystoneAuthError } from '../mgmtnet/keystone-auth.js';
+import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';
+import { loadOrCreateHeartbeatKey, renderIni } from '../mgmtnet/octavia-config.js';
+import {
+  applySpec,
+  deleteSpec,
+  readStatus,
+  type ApplyReport,
+  type MgmtNetStatus,
+  type ObjectReport,
+} from '../mgmtnet/reconcile.js';
+import { parseSpec, SpecError, type MgmtNetSpec } from '../mgmtnet/spec.js';
+
+interface CommonOptions {
+  file: string;
+  osUrl?: string;
+  json?: boolean;
+  state?: string;
+}
+
+function log(message: string, fields: Record<string, unknown> = {}): void {
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  process.stderr.write(`mgmt-net: ${message}${rest ? ` ${rest}` : ''}\n`);
+}
+
+function readSpec(file: string): MgmtNetSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SpecError('(file)', `cannot read ${file}: ${(error as Error).message}`);
+  }
+  return parseSpec(text);
+}
+
+function statePath(options: CommonOptions): string {
+  return options.state ?? `${options.file}.state.json`;
+}
+
+function readState(path: string): MgmtNetStatus | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as MgmtNetStatus;
+  } catch {
+    log('ignoring an unreadable state file', { path });
+    return undefined;
+  }
+}
+
+function writeAtomically(path: string, text: string, mode = 0o644): void {
+  const temporary = `${path}.tmp-${process.pid}`;
+  writeFileSync(temporary, text, { mode });
+  renameSync(temporary, path);
+}
+
+/** Runs an action; a bad spec or flags exit 2, a Neutron or auth failure exits 1, with one line. */
+function guarded<A extends unknown[]>(action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      process.exitCode = await action(...args);
+    } catch (error) {
+      if (error instanceof SpecError) {
+        process.stderr.write(`octonet mgmt-net: invalid spec: ${error.message}\n`);
+        process.exitCode = 2;
+      } else if (error instanceof NeutronApiError) {
+        process.stderr.write(`octonet mgmt-net: ${error.describe()}\n`);
+        process.exitCode = 1;
+      } else if (error instanceof KeystoneAuthError) {
+        process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
+        process.exitCode = 1;
+      } else {
+        throw error;
+      }
+    }
+  };
+}
+
+function describeObjects(objects: readonly ObjectReport[]): string {
+  const kindWidth = Math.max(4, ...objects.map((o) => o.kind.length));
+  return objects
+    .map(
+      (o) =>
+        `  ${o.action.padEnd(9)} ${o.kind.padEnd(kindWidth)} ${o.name}${o.id ? `  (${o.id})` : ''}${o.detail ? `  [${o.detail}]` : ''}`,
+    )
+    .join('\n');
+}
+
+function describeStatus(status: MgmtNetStatus): string {
+  const lines = ['conditions:'];
+  for (const c of status.conditions)
+    lines.push(`  ${c.type.padEnd(20)} ${c.status.padEnd(7)} ${c.reason}: ${c.message}`);
+  lines.push('nodes:');
+  for (const n of status.nodes) {
+    lines.push(
+      `  ${n.name.padEnd(12)} port ${n.portId ?? '-'}  mac ${n.mac ?? '-'}  ${n.fixedIps.join(', ') || '-'}  host ${n.chassis ?? '-'}  ${n.status}`,
+    );
+  }
+  const o = status.octavia;
+  lines.push(
+    'octavia:',
+    `  [health_manager] bind_port = ${o.health_manager.bind_port}`,
+    `  [health_manager] controller_ip_port_list = ${o.health_manager.controller_ip_port_list.join(', ')}`,
+    `  [controller_worker] amp_boot_network_list = ${o.controller_worker.amp_boot_network_list.join(', ')}`,
+    `  [controller_worker] amp_secgroup_list = ${o.controller_worker.amp_secgroup_list.join(', ')}`,
+    `  [networking] denylist_vip_networks = ${o.networking.denylist_vip_networks.join(', ')}`,
+  );
+  return lines.join('\n');
+}
+
+function isReady(status: MgmtNetStatus): boolean {
+  return status.conditions.find((c) => c.type === 'Ready')?.status === 'True';
+}
+
+interface ApplyFlags extends CommonOptions {
+  watch?: boolean;
+  interval: number;
+  octaviaConfigDir?: string;
+  rotateHeartbeatKey?: boolean;
+}
+
+async function applyOnce(options: ApplyFlags, client: NeutronClient, rotate: boolean): Promise<ApplyReport> {
+  const spec = readSpec(options.file);
+  const keyFile = spec.spec.heartbeatKey.file ?? `${options.file}.heartbeat-key`;
+  const key = loadOrCreateHeartbeatKey(keyFile, rotate);
+  if (key.created) log('generated a heartbeat key', { file: keyFile });
+  if (key.rotated)
+    log('rotated the heartbeat key: restart (or SIGHUP) the health managers and push amphora configs', {
+      file: keyFile,
+    });
+  const path = statePath(options);
+  const report = await applySpec(spec, client, { previous: readState(path), log });
+  writeAtomically(path, `${JSON.stringify(report.status, null, 2)}\n`);
+  if (options.octaviaConfigDir) {
+    mkdirSync(options.octaviaConfigDir, { recursive: true });
+    for (const node of report.nodes) {
+      if (node.fixedIps.length === 0) continue;
+      writeAtomically(
+        join(options.octaviaConfigDir, `${node.name}.conf`),
+        renderIni(report.octavia, { node: node.name, addresses: node.fixedIps }, key.key),
+        0o600,
+      );
+    }
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...report, status: report.status }, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${describeObjects(report.objects)}\n${describeStatus(report.status)}\n`);
+    process.stdout.write(
+      `controller list ${report.controllerListChanged ? 'CHANGED: restart (or SIGHUP) the health managers' : 'unchanged'}; Neutron calls: ${report.calls.reads} reads, ${report.calls.writes} writes\n`,
+    );
+  }
+  if (report.error) log('apply stopped', { error: report.error });
+  return report;
+}
+
+async function clientFrom(options: CommonOptions): Promise<NeutronClient> {
+  return NeutronClient.fromEnvironment(options.osUrl);
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number of seconds');
+  return n;
+}
+
+export function registerMgmtNetCommand(program: Command): void {
+  const mgmt = program
+    .command('mgmt-net')
+    .description('the Octavia management network: apply a spec to Neutron, show its status, delete it');
+  const common = (command: Command) =>
+    command
+      .requiredOption('-f, --file <spec.yaml>', 'the OctaviaManagementNetwork spec')
+      .option('--os-url <url>', 'Neutron endpoint without authentication (noauth); default: OS_* variables or OS_CLOUD')
+      .option('--state <file>', 'where the last status is kept (default: <spec>.state.json)')
+      .option('--json', 'print JSON');
+
+  common(mgmt.command('apply').description('create or update what the spec describes (idempotent)'))
+    .option('--watch', 'apply again every --interval seconds until interrupted')
+    .option('--interval <seconds>', 'seconds between passes with --watch', parseSeconds, 30)
+    .option('--octavia-config-dir <dir>', 'write the INI fragment of each node to <dir>/<node>.conf')
+    .option('--rotate-heartbeat-key', 'generate a new heartbeat key (the old one is replaced)')
+    .action(
+      guarded(async (options: ApplyFlags) => {
+        const client = await clientFrom(options);
+        let report = await applyOnce(options, client, options.rotateHeartbeatKey === true);
+        if (!options.watch) return report.error || !isReady(report.status) ? 1 : 0;
+        let stopping = false;
+        const stop = () => {
+          stopping = true;
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        while (!stopping) {
+          await new Promise((resolve) => setTimeout(resolve, options.interval * 1000).unref());
+          if (stopping) break;
+          try {
+            report = await applyOnce(options, client, false);
+          } catch (error) {
+            // Level-triggered: a failed pass is reported and the next one tries again.
+            log('pass failed', { error: (error as Error).message });
+          }
+        }
+        return 0;
+      }),
+    );
+
+  common(
+    mgmt.command('status').description("print conditions, node ports and addresses, and Octavia's options"),
+  ).action(
+    guarded(async (options: CommonOptions) => {
+      const spec = readSpec(options.file);
+      const client = await clientFrom(options);
+      const status = await readStatus(spec, client, { previous: readState(statePath(options)) });
+      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : `${describeStatus(status)}\n`);
+      return isReady(status) ? 0 : 1;
+    }),
+  );
+
+  common(
+    mgmt.command('delete').description('delete what the spec owns; rename what is still in use to <name>-orphaned'),
+  ).action(
+    guarded(async (options: CommonOptions) => {
+      const spec = readSpec(options.file);
+      const client = await clientFrom(options);
+      const report = await deleteSpec(spec, client, { log });
+      process.stdout.write(
+        options.json ? `${JSON.stringify(report, null, 2)}\n` : `${describeObjects(report.objects)}\n`,
+      );
+      const orphaned = report.objects.filter((o) => o.action === 'orphaned');
+      if (orphaned.length > 0 && !options.json) {
+        process.stdout.write(`${orphaned.length} object(s) still in use were renamed *-orphaned and left in place\n`);
+      }
+      return 0;
+    }),
+  );
+}
