@@ -9,6 +9,7 @@ import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
+import { registerNodeAgentCommand } from './node-agent.js';
 import { createLogger, startServer } from './serve.js';
 
 function onSignals(stop: () => Promise<void>): void {
@@ -82,6 +83,7 @@ program
 
 registerLabCommand(program);
 registerMgmtNetCommand(program);
+registerNodeAgentCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof UnsupportedDatabaseUrl) {
