@@ -201,6 +201,16 @@ export class KubeClient {
     return this.request('PUT', resourcePath(type, namespace, object.metadata.name), body);
   }
 
+  /** PUT of the status subresource: replaces the whole status (409 Conflict when stale). */
+  replaceStatus<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    object: KubeObject,
+  ): Promise<T> {
+    const body = { apiVersion: apiVersionOf(type), kind: type.kind, ...object };
+    return this.request('PUT', resourcePath(type, namespace, object.metadata.name, 'status'), body);
+  }
+
   /** JSON merge patch (RFC 7386) of the object, or of its status subresource. */
   mergePatch<T extends KubeObject>(
     type: ResourceType,

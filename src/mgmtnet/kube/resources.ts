@@ -3,6 +3,7 @@
  * of our two custom resources as stored (not validated: the spec is validated by the core's
  * `validateSpec`; the per-node port resource is written only by the operator).
  */
+import type { MgmtNetStatus } from '../reconcile.js';
 import type { KubeObject, ResourceType } from './client.js';
 
 export const GROUP = 'octonet.dev';
@@ -50,17 +51,14 @@ export interface Condition {
   lastTransitionTime: string;
 }
 
-export interface NetworkStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
+/** The status the operator writes: the core's (conditions, IDs, nodes, Octavia options) plus columns. */
+export type NetworkStatus = Partial<MgmtNetStatus> & {
   topology?: string;
-  /** "ready/total", the printer column. */
+  /** "active/total" node ports, the printer column. */
   nodesReady?: string;
-  nodes?: { name: string; portId?: string; mac?: string; fixedIps?: string[]; chassis?: string; status?: string }[];
+  /** The ConfigMap holding the rendered Octavia options. */
   configMap?: string;
-  controllerIpPortList?: string[];
-  objects?: { kind: string; name: string; id: string }[];
-}
+};
 
 export interface NetworkObject extends KubeObject {
   spec: Record<string, unknown>;
