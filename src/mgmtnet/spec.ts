@@ -80,7 +80,8 @@ const providerSchema = z
   })
   .prefault({});
 
-const specBodySchema = z.strictObject({
+/** Exported for the Kubernetes CRD, whose openAPIV3Schema is generated from it (src/mgmtnet/kube/crds.ts). */
+export const specBodySchema = z.strictObject({
   topology: z.enum(TOPOLOGIES).default('per-node-ports'),
   project: z.string().min(1).optional(),
   adopt: z.boolean().default(false),
