@@ -35,11 +35,11 @@ function seconds(value: string): number {
   return n;
 }
 
-function connect(flags: KubeFlags): { kube: KubeClient; namespace: string } {
+function connect(flags: KubeFlags, userAgent: string): { kube: KubeClient; namespace: string } {
   const connection = resolveConnection({ url: flags.kubeUrl, kubeconfig: flags.kubeconfig });
   // The pod's own namespace by default: the operator serves the namespace it is deployed in.
   const namespace = flags.namespace ?? process.env.POD_NAMESPACE ?? connection.namespace ?? 'default';
-  return { kube: new KubeClient(connection), namespace };
+  return { kube: new KubeClient(connection, userAgent), namespace };
 }
 
 /** SIGINT/SIGTERM abort the loops; the command resolves once they have stopped. */
@@ -85,7 +85,7 @@ export function registerOperatorCommand(program: Command): void {
   ).action(async (flags: KubeFlags & { resync: number }) =>
     guarded('operator', async () => {
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-operator' } });
-      const { kube, namespace } = connect(flags);
+      const { kube, namespace } = connect(flags, 'octonet-operator');
       const neutron = await NeutronClient.fromEnvironment(flags.osUrl);
       logger.info({ server: kube.connection.server, namespace }, 'operator starting');
       await runOperator({
@@ -118,7 +118,7 @@ export function registerOperatorCommand(program: Command): void {
         return;
       }
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-node-agent', node } });
-      const { kube, namespace } = connect(flags);
+      const { kube, namespace } = connect(flags, 'octonet-node-agent');
       const neutron = fromNeutronClient(await NeutronClient.fromEnvironment(flags.osUrl));
       logger.info({ server: kube.connection.server, namespace }, 'node agent starting');
       await runKubeNodeAgent({

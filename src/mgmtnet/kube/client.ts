@@ -118,11 +118,15 @@ export class KubeClient {
   /** Counts of requests by verb, for tests that assert what was (not) written. */
   readonly calls = { reads: 0, writes: 0, watches: 0 };
 
-  constructor(readonly connection: KubeConnection) {}
+  constructor(
+    readonly connection: KubeConnection,
+    /** Sent as User-Agent: audit logs (and the tests' RBAC check) tell the operator from the agent. */
+    readonly userAgent = 'octonet',
+  ) {}
 
   private open(method: string, path: string, headers: Record<string, string>, signal?: AbortSignal) {
     const url = new URL(this.connection.server.replace(/\/$/, '') + path);
-    const allHeaders: Record<string, string> = { accept: 'application/json', ...headers };
+    const allHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent, ...headers };
     const token = this.connection.token?.();
     if (token) allHeaders.authorization = `Bearer ${token}`;
     const options: https.RequestOptions = { method, headers: allHeaders, signal };

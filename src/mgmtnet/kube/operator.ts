@@ -82,15 +82,9 @@ export async function resolveNodes(kube: KubeClient, network: NetworkObject): Pr
 
 async function writeStatus(ctx: ReconcileContext, network: NetworkObject, status: WrittenStatus): Promise<boolean> {
   if (canonicalJson(network.status ?? {}) === canonicalJson(status)) return false;
-  // The whole status is ours: replace it (merge patch with null clears keys we no longer write).
-  const clear = Object.fromEntries(Object.keys(network.status ?? {}).map((k) => [k, null]));
-  await ctx.kube.mergePatch(
-    NETWORKS,
-    ctx.namespace,
-    network.metadata.name,
-    { status: { ...clear, ...status } },
-    'status',
-  );
+  // The whole status is ours: replace it, so keys we no longer write (an old router ID) go. A
+  // stale resourceVersion fails with 409 Conflict and the queue looks again.
+  await ctx.kube.replaceStatus(NETWORKS, ctx.namespace, { ...network, status });
   return true;
 }
 

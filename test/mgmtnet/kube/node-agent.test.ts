@@ -16,6 +16,7 @@ import { runKubeNodeAgent } from '../../../src/mgmtnet/kube/node-agent.js';
 import { runOperator } from '../../../src/mgmtnet/kube/operator.js';
 import { NeutronClient } from '../../../src/mgmtnet/neutron-client.js';
 import { fromNeutronClient, type NodeHost } from '../../../src/mgmtnet/node-agent/index.js';
+import { assertAllowed } from './manifests.js';
 import { waitFor } from './wait.js';
 
 const NETWORKS = 'octaviamanagementnetworks';
@@ -48,14 +49,19 @@ describe('kube node agent (fake Kubernetes API server, real octonet API)', () =>
 
   it('writes its pass conditions into its own node port resource, and unplugs when it is deleted', async () => {
     const ns = 'octavia';
-    const kube = () => new KubeClient({ server: fake.url });
+    const kube = (agent: string) => new KubeClient({ server: fake.url }, agent);
     running.push(
-      runOperator({ kube: kube(), namespace: ns, neutron: NeutronClient.noauth(api.url), signal: abort.signal }),
+      runOperator({
+        kube: kube('octonet-operator'),
+        namespace: ns,
+        neutron: NeutronClient.noauth(api.url),
+        signal: abort.signal,
+      }),
     );
     const node1 = hostWithoutOvs();
     running.push(
       runKubeNodeAgent({
-        kube: kube(),
+        kube: kube('octonet-node-agent'),
         namespace: ns,
         node: 'node1',
         neutron: fromNeutronClient(NeutronClient.noauth(api.url)),
@@ -105,5 +111,16 @@ describe('kube node agent (fake Kubernetes API server, real octonet API)', () =>
     await waitFor(() => node1.calls.length > callsBefore, 'a pass after the deletion');
     const statusWrites = fake.writes('/octaviamanagementports/lb-mgmt-node1/status').length;
     assert.ok(statusWrites >= 1);
+  });
+
+  it('deploy/rbac.yaml allows every request the node agent made, and the operator too', () => {
+    assertAllowed(
+      fake.requests.filter((r) => r.userAgent === 'octonet-node-agent'),
+      'octonet-node-agent',
+    );
+    assertAllowed(
+      fake.requests.filter((r) => r.userAgent === 'octonet-operator'),
+      'octonet-operator',
+    );
   });
 });

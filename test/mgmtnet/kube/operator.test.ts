@@ -16,6 +16,7 @@ import { KubeClient } from '../../../src/mgmtnet/kube/client.js';
 import { reconcileNetwork, runOperator } from '../../../src/mgmtnet/kube/operator.js';
 import { FINALIZER } from '../../../src/mgmtnet/kube/resources.js';
 import { NeutronClient } from '../../../src/mgmtnet/neutron-client.js';
+import { assertAllowed } from './manifests.js';
 import { waitFor } from './wait.js';
 
 const NETWORKS = 'octaviamanagementnetworks';
@@ -45,7 +46,7 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
 
   function startOperator(namespace: string) {
     const neutron = NeutronClient.noauth(api.url);
-    const kube = new KubeClient({ server: fake.url });
+    const kube = new KubeClient({ server: fake.url }, 'octonet-operator');
     const abort = new AbortController();
     const done = runOperator({ kube, namespace, neutron, signal: abort.signal, retryDelayMs: 50 });
     running.push({ abort, done });
@@ -267,5 +268,12 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     }
     assert.deepEqual(fake.listObjects(PORTS, ns), []);
     assert.equal(fake.getObject('configmaps', ns, 'mgmt-d-octavia-config'), undefined);
+  });
+
+  it('deploy/rbac.yaml allows every request the operator made in these tests', () => {
+    assertAllowed(
+      fake.requests.filter((r) => r.userAgent === 'octonet-operator'),
+      'octonet-operator',
+    );
   });
 });
