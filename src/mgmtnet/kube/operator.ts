@@ -238,6 +238,7 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
     queuedGeneration.set(object.metadata.name, object.metadata.generation);
     queue.add(object.metadata.name);
   };
+  const nodeLabels = new Map<string, string>();
   const withSelector = () => [...known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
 
   const loops = [
@@ -269,14 +270,27 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
         if (needsWork) enqueue(object);
       },
     }),
-    // Node labels decide the node set of nodeSelector networks.
+    // Node labels decide the node set of nodeSelector networks. Kubelets update their Node every
+    // few seconds (heartbeats, conditions): only a change of labels, or a node coming or going,
+    // is worth a reconcile.
     runWatchLoop<KubeObject>({
       client: kube,
       type: NODES,
       signal,
       logger,
-      onSync: () => withSelector().forEach(enqueue),
-      onEvent: () => withSelector().forEach(enqueue),
+      onSync: (items) => {
+        nodeLabels.clear();
+        for (const n of items) nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
+        withSelector().forEach(enqueue);
+      },
+      onEvent: ({ type, object }) => {
+        const labels = canonicalJson(object.metadata.labels ?? {});
+        const before = nodeLabels.get(object.metadata.name);
+        if (type === 'DELETED') nodeLabels.delete(object.metadata.name);
+        else nodeLabels.set(object.metadata.name, labels);
+        if (type === 'MODIFIED' && before === labels && !object.metadata.deletionTimestamp) return;
+        withSelector().forEach(enqueue);
+      },
     }),
     // A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network.
     runWatchLoop<PortObject>({
