@@ -2,8 +2,10 @@
  * The demo (`octonet` with no arguments): `serve` on a temporary SQLite database, driving OVN in a
  * 2-node `lab`; a network, a subnet and two VMs on two nodes, all made through the Neutron API, and
  * the VMs pinging each other over the tunnel; then a router to the lab's outside network: a VM
- * reaches the outside through SNAT and the outside reaches the other VM on its floating IP. Then
- * the `openstack` and `octonet lab` commands to try. Everything it made (database, lab) is removed
+ * reaches the outside through SNAT and the outside reaches the other VM on its floating IP; then
+ * the Octavia management network on both nodes (`demo-mgmt-net.ts`): spec applied, node agent,
+ * an amphora's signed heartbeat arriving at each health manager. Then the `openstack` and
+ * `octonet lab` commands to try. Everything it made (database, lab) is removed
  * on exit. Without root (no namespaces) it shows the API alone.
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { downLab, upLab, type Lab } from '../lab/index.js';
+import { showManagementNetwork } from './demo-mgmt-net.js';
 import { createLogger, startServer } from './serve.js';
 
 const LAB_NAME = 'octonet-demo';
@@ -215,6 +218,7 @@ address from OVN's DHCP and its port went ACTIVE. vm1 on node1 pings vm2 on node
 ${indent(ping.stdout || ping.stderr)}`);
     }
     if (lab) await showRouting(url, lab, ports, ipOf);
+    if (lab) await showManagementNetwork(url, lab, dir, LAB_NAME);
     out.write(`
 The real openstack CLI, talking to it (noauth: you are admin of project ${config.noauth_default_project_id}):
 

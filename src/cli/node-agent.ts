@@ -2,7 +2,8 @@
  * `octonet node-agent --node NAME -f spec.yaml`: the node agent as a command. Each pass re-reads
  * the spec (a node removed from it is unplugged on the next pass), runs `runNodeAgentPass` and
  * prints what it changed and, when they change, the node's conditions. `--once` runs one pass and
- * exits 0 when the node is Ready, 1 when not, 2 for a bad spec or flags.
+ * exits 0 when the node is Ready, 1 when not, 2 for a bad spec or flags. Between timed passes, a
+ * change to the node's OVS interfaces (an OVS restart, a deleted o-hm0) starts a pass at once.
  *
  * Where the node's commands run: on this machine by default (a controller node, or a DaemonSet
  * pod in the host's network namespace); `--netns NS` runs them in a network namespace; `--lab LAB`
@@ -19,6 +20,7 @@ import {
   type NodeAgentLog,
   type NodeAgentReport,
 } from '../mgmtnet/node-agent/index.js';
+import { watchOvsInterfaces } from '../mgmtnet/node-agent/ovs-watch.js';
 import { parseSpec, SpecError } from '../mgmtnet/spec.js';
 
 interface NodeAgentOptions {
@@ -31,6 +33,7 @@ interface NodeAgentOptions {
   lab?: string;
   json?: boolean;
   probe: boolean;
+  watch: boolean;
 }
 
 const log: NodeAgentLog = {
@@ -56,16 +59,24 @@ export function describeReport(report: NodeAgentReport): string {
   const port = report.port;
   const lines = [
     `node ${report.node} (chassis ${report.chassis ?? '?'}): ${report.interface}` +
-      (port ? ` port ${port.id} mac ${port.mac} ${port.fixedIps.join(', ')} MTU ${report.mtu} ${port.status}` : ' no port'),
+      (port
+        ? ` port ${port.id} mac ${port.mac} ${port.fixedIps.join(', ')} MTU ${report.mtu} ${port.status}`
+        : ' no port'),
   ];
   if (report.routes.length) lines.push(`  routes: ${report.routes.join(', ')}`);
-  for (const c of report.conditions) lines.push(`  ${c.type.padEnd(18)} ${c.status.padEnd(7)} ${c.reason}: ${c.message}`);
+  for (const c of report.conditions)
+    lines.push(`  ${c.type.padEnd(18)} ${c.status.padEnd(7)} ${c.reason}: ${c.message}`);
   return lines.join('\n') + '\n';
 }
 
-const conditionsKey = (report: NodeAgentReport) => report.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(',');
+const conditionsKey = (report: NodeAgentReport) =>
+  report.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(',');
 
-async function pass(options: NodeAgentOptions, client: NeutronClient, previous?: NodeAgentReport): Promise<NodeAgentReport> {
+async function pass(
+  options: NodeAgentOptions,
+  client: NeutronClient,
+  previous?: NodeAgentReport,
+): Promise<NodeAgentReport> {
   const spec = parseSpec(readFileSync(options.file, 'utf8'));
   return runNodeAgentPass({
     client: fromNeutronClient(client),
@@ -86,18 +97,26 @@ async function runAgent(options: NodeAgentOptions): Promise<number> {
     return report.ready ? 0 : 1;
   }
   let stopping = false;
+  // Set by a signal or an OVS change; a change during a pass makes the next one start at once.
+  let pending = false;
   let wake: (() => void) | undefined;
+  const poke = () => {
+    pending = true;
+    wake?.();
+  };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       stopping = true;
-      wake?.();
+      poke();
     });
   }
+  const watch = options.watch ? watchOvsInterfaces(prefixFor(options), poke) : undefined;
   let previous: NodeAgentReport | undefined;
   while (!stopping) {
+    pending = false;
     try {
       const report = await pass(options, client, previous);
-      if (!previous || conditionsKey(previous) !== conditionsKey(report)) {
+      if (report.actions.length || !previous || conditionsKey(previous) !== conditionsKey(report)) {
         process.stdout.write(options.json ? JSON.stringify(report) + '\n' : describeReport(report));
       }
       previous = report;
@@ -107,11 +126,16 @@ async function runAgent(options: NodeAgentOptions): Promise<number> {
       else if (error instanceof NeutronApiError) log.warn({}, error.describe());
       else log.warn({}, (error as Error).message);
     }
+    if (pending) continue;
+    let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       wake = resolve;
-      setTimeout(resolve, options.interval * 1000);
+      timer = setTimeout(resolve, options.interval * 1000);
     });
+    clearTimeout(timer);
+    wake = undefined;
   }
+  watch?.stop();
   return 0;
 }
 
@@ -131,9 +155,10 @@ export function registerNodeAgentCommand(program: Command): void {
     .option('--once', 'run one pass; exit 0 when Ready, 1 when not')
     .option('--interval <seconds>', 'time between passes', seconds, 10)
     .option('--netns <namespace>', "run the node's commands in this network namespace")
-    .option('--lab <name>', "run them in the lab node named by --node (its namespace and OVS)")
+    .option('--lab <name>', 'run them in the lab node named by --node (its namespace and OVS)')
     .option('--json', 'print reports as JSON')
     .option('--no-probe', 'skip the active heartbeat-path probe')
+    .option('--no-watch', "only timed passes (default: also a pass whenever the node's OVS interfaces change)")
     .action(async (options: NodeAgentOptions) => {
       try {
         process.exitCode = await runAgent(options);

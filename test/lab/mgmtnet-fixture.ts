@@ -82,7 +82,13 @@ export const ipOf = (port: any): string => port.fixed_ips[0].ip_address;
  * An "amphora": a namespace plugged into a port on lb-mgmt-net with the amphora security group, on
  * `node`; it takes its address, MTU and host routes by DHCP, as an amphora does.
  */
-export async function plugAmphora(lab: Lab, admin: Client, made: Provisioned, node: string, name: string): Promise<any> {
+export async function plugAmphora(
+  lab: Lab,
+  admin: Client,
+  made: Provisioned,
+  node: string,
+  name: string,
+): Promise<any> {
   const port = (
     await created(admin, '/v2.0/ports', {
       port: {
@@ -104,7 +110,13 @@ export async function plugAmphora(lab: Lab, admin: Client, made: Provisioned, no
  * A TCP connection that must not get through: a listener waits in `to`, the connection from
  * `from` times out (the security group drops the SYN; nothing answers, not even a reset).
  */
-export async function assertTcpBlocked(lab: Lab, from: string[], to: string[], address: string, port: number): Promise<void> {
+export async function assertTcpBlocked(
+  lab: Lab,
+  from: string[],
+  to: string[],
+  address: string,
+  port: number,
+): Promise<void> {
   const [file, ...args] = [...to, 'socat', '-u', `TCP4-LISTEN:${port},reuseaddr`, 'OPEN:/dev/null'];
   const listener = spawn(file!, args, { stdio: 'ignore' });
   const exited = new Promise((resolve) => listener.once('close', resolve));
@@ -113,7 +125,13 @@ export async function assertTcpBlocked(lab: Lab, from: string[], to: string[], a
       async () => (await lab.exec([...to, 'ss', '-Hltn', `sport = :${port}`])).stdout.trim().length > 0,
       `a listener on ${port}`,
     );
-    const attempt = await lab.exec([...from, 'socat', '-u', 'OPEN:/dev/null', `TCP4:${address}:${port},connect-timeout=3`]);
+    const attempt = await lab.exec([
+      ...from,
+      'socat',
+      '-u',
+      'OPEN:/dev/null',
+      `TCP4:${address}:${port},connect-timeout=3`,
+    ]);
     assert.notEqual(attempt.code, 0, `TCP ${port} to ${address} was let through`);
   } finally {
     listener.kill();
@@ -135,19 +153,25 @@ export async function deliverUdp(
   payload: Buffer,
   port = 5555,
 ): Promise<Buffer> {
-  const file = join(dir, `udp-${address}-${port}`);
+  // socat splits its address arguments on ':', so an IPv6 address cannot be part of the file name.
+  const file = join(dir, `udp-${address.replace(/[^0-9a-zA-Z.]/g, '_')}-${port}`);
   rmSync(file, { force: true });
-  const [bin, ...args] = [...to, 'socat', '-u', `UDP4-RECV:${port},bind=${address}`, `CREATE:${file}`];
-  const listener = spawn(bin!, args, { stdio: 'ignore' });
+  const v6 = address.includes(':');
+  const recv = v6 ? `UDP6-RECV:${port},bind=[${address}]` : `UDP4-RECV:${port},bind=${address}`;
+  const send = v6 ? `UDP6-SENDTO:[${address}]:${port}` : `UDP4-SENDTO:${address}:${port}`;
+  const [bin, ...args] = [...to, 'socat', '-u', recv, `CREATE:${file}`];
+  const listener = spawn(bin!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  listener.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
   const exited = new Promise((resolve) => listener.once('close', resolve));
   const arrived = () => (existsSync(file) ? readFileSync(file) : Buffer.alloc(0));
   try {
-    await pollUntil(
-      async () => (await lab.exec([...to, 'ss', '-Hlun', `sport = :${port}`])).stdout.trim().length > 0,
-      `a UDP listener on ${address}:${port}`,
-    );
     await pollUntil(async () => {
-      await check(lab, [...from, 'socat', '-u', '-', `UDP4-SENDTO:${address}:${port}`], payload);
+      if (listener.exitCode !== null) throw new Error(`the listener on ${address}:${port} exited: ${said}`);
+      return (await lab.exec([...to, 'ss', '-Hlun', `sport = :${port}`])).stdout.trim().length > 0;
+    }, `a UDP listener on ${address}:${port}`);
+    await pollUntil(async () => {
+      await check(lab, [...from, 'socat', '-u', '-', send], payload);
       for (let i = 0; i < 5 && arrived().length < payload.length; i++) await new Promise((r) => setTimeout(r, 100));
       return arrived().length >= payload.length;
     }, `a UDP datagram to ${address}:${port}`);

@@ -59,7 +59,13 @@ describe('octonet on the lab: the management network through a link router', { s
       const probe = report.conditions.find((c) => c.type === 'HeartbeatPathOpen')!;
       assert.match(probe.message, new RegExp(`^${ROUTER_ON_PROVIDER.replace(/\./g, '\\.')} answered`));
       const routes = await check(lab(), [...node(name), 'ip', 'route', 'show', 'dev', 'o-hm0']);
-      assert.match(routes, new RegExp(`^172\\.24\\.0\\.0/16 via ${ROUTER_ON_PROVIDER.replace(/\./g, '\\.')} proto static mtu ${made.network.mtu}`, 'm'));
+      assert.match(
+        routes,
+        new RegExp(
+          `^172\\.24\\.0\\.0/16 via ${ROUTER_ON_PROVIDER.replace(/\./g, '\\.')} proto static mtu ${made.network.mtu}`,
+          'm',
+        ),
+      );
       assert.doesNotMatch(routes, /default/);
     }
   });
@@ -75,7 +81,12 @@ describe('octonet on the lab: the management network through a link router', { s
     const seen = await captureWhile(node('node1'), 'o-hm0', 'udp dst port 5555', async () => {
       await deliverUdp(lab(), scratch(), amphora(), node('node1'), hmAddress('node1'), sent);
     });
-    assert.match(seen, new RegExp(`${ipOf(amphoraPort).replace(/\./g, '\\.')}\\.\\d+ > ${hmAddress('node1').replace(/\./g, '\\.')}\\.5555`));
+    assert.match(
+      seen,
+      new RegExp(
+        `${ipOf(amphoraPort).replace(/\./g, '\\.')}\\.\\d+ > ${hmAddress('node1').replace(/\./g, '\\.')}\\.5555`,
+      ),
+    );
   });
 
   it('a controller reaches TCP 9443 on the amphora across the router; another port is dropped', async () => {
@@ -88,9 +99,37 @@ describe('octonet on the lab: the management network through a link router', { s
   it('a packet of the tenant network’s full MTU crosses the router with DF both ways', async () => {
     const mtu = made.network.mtu as number;
     const size = String(mtu - 28);
-    const to = await check(lab(), [...node('node1'), 'ping', '-c', '2', '-i', '0.2', '-W', '2', '-M', 'do', '-s', size, ipOf(amphoraPort)]);
+    const to = await check(lab(), [
+      ...node('node1'),
+      'ping',
+      '-c',
+      '2',
+      '-i',
+      '0.2',
+      '-W',
+      '2',
+      '-M',
+      'do',
+      '-s',
+      size,
+      ipOf(amphoraPort),
+    ]);
     assert.match(to, /2 received/);
-    const back = await check(lab(), [...amphora(), 'ping', '-c', '2', '-i', '0.2', '-W', '2', '-M', 'do', '-s', size, hmAddress('node2')]);
+    const back = await check(lab(), [
+      ...amphora(),
+      'ping',
+      '-c',
+      '2',
+      '-i',
+      '0.2',
+      '-W',
+      '2',
+      '-M',
+      'do',
+      '-s',
+      size,
+      hmAddress('node2'),
+    ]);
     assert.match(back, /2 received/);
   });
 

@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -60,7 +61,15 @@ describe('octonet on the lab: the management network, one port per controller no
       assert.equal(port.status, 'ACTIVE');
       assert.equal(port['binding:host_id'], name, 'bound to the chassis name read from the node’s OVS');
       const ids = JSON.parse(
-        (await check(lab(), [...node(name), 'ovs-vsctl', '--format=json', '--columns=external_ids,mtu_request,type', 'find', 'Interface', 'name=o-hm0'])),
+        await check(lab(), [
+          ...node(name),
+          'ovs-vsctl',
+          '--format=json',
+          '--columns=external_ids,mtu_request,type',
+          'find',
+          'Interface',
+          'name=o-hm0',
+        ]),
       ).data[0];
       const externalIds = Object.fromEntries(ids[0][1]);
       assert.equal(externalIds['iface-id'], port.id);
@@ -98,7 +107,19 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.match(await ping(node('node2'), ipOf(amphoraPort)), /2 received/);
     assert.match(await ping(amphora(), hmAddress('node2')), /2 received/);
     // One byte more than the MTU cannot leave with DF set: the MTU on o-hm0 is the network's.
-    const over = await lab().exec([...node('node2'), 'ping', '-c', '1', '-W', '1', '-M', 'do', '-s', String(mtu - 27), ipOf(amphoraPort)]);
+    const over = await lab().exec([
+      ...node('node2'),
+      'ping',
+      '-c',
+      '1',
+      '-W',
+      '1',
+      '-M',
+      'do',
+      '-s',
+      String(mtu - 27),
+      ipOf(amphoraPort),
+    ]);
     assert.notEqual(over.code, 0);
   });
 
@@ -110,7 +131,8 @@ describe('octonet on the lab: the management network, one port per controller no
   });
 
   it('a second apply and agent pass change nothing; the interface stays as it is', async () => {
-    const ifindex = async () => JSON.parse(await check(lab(), [...node('node1'), 'ip', '-j', 'link', 'show', 'o-hm0']))[0].ifindex;
+    const ifindex = async () =>
+      JSON.parse(await check(lab(), [...node('node1'), 'ip', '-j', 'link', 'show', 'o-hm0']))[0].ifindex;
     const before = await ifindex();
     const again = await applyMgmtSpec(api.admin, spec);
     assert.equal(again.ports.get('node1').id, made.ports.get('node1').id);
@@ -139,6 +161,57 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.equal(report.port.id, made.ports.get('node1').id);
   });
 
+  it('the running agent re-plugs a deleted interface at once, woken by OVSDB, not by its timer', async () => {
+    const file = join(scratch(), 'spec-watch.yaml');
+    writeFileSync(file, stringify({ ...spec, spec: { ...spec.spec, network: { cidr: '172.24.0.0/16' } } }));
+    // A 10-minute interval: only the OVSDB monitor can bring the interface back within the test's deadline.
+    const argv = ['src/cli/main.ts', 'node-agent', '--node', 'node2', '-f', file, '--os-url', api.url];
+    const agent = spawn(process.execPath, ['--import', 'tsx', ...argv, '--lab', lab().name, '--interval', '600'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    agent.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    agent.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => agent.once('close', resolve));
+    const ofport = async () =>
+      (
+        await lab().exec([...node('node2'), 'ovs-vsctl', '--if-exists', 'get', 'Interface', 'o-hm0', 'ofport'])
+      ).stdout.trim();
+    try {
+      await pollUntil(async () => output.includes('Ready'), 'the agent’s first report');
+      const before = await ofport();
+      await check(lab(), [...node('node2'), 'ovs-vsctl', 'del-port', 'o-hm0']);
+      await pollUntil(async () => {
+        const now = await ofport();
+        return now !== '' && now !== before;
+      }, `o-hm0 re-plugged by the running agent (${output})`);
+      assert.match(output, /plugged o-hm0 on br-int/);
+      const sent = encodeHeartbeat({ id: randomUUID(), seq: 50, ver: 3, listeners: {}, pools: {} }, heartbeatKey);
+      await deliverUdp(lab(), scratch(), amphora(), node('node2'), hmAddress('node2'), sent);
+    } finally {
+      agent.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('a binding:host_id that is not the chassis name (an FQDN) leaves the port DOWN; the agent says why and fixes it', async () => {
+    const portId = made.ports.get('node1').id;
+    const r = await api.admin.put(`/v2.0/ports/${portId}`, { port: { 'binding:host_id': 'node1.example.com' } });
+    assert.equal(r.status, 200, r.text);
+    // What every other tool leaves behind: OVN will not claim a port requested for another chassis.
+    await pollUntil(
+      async () => (await api.admin.get(`/v2.0/ports/${portId}`)).body.port.status === 'DOWN',
+      'the port DOWN under the wrong host',
+    );
+    const report = await agentPass(lab(), api.url, spec, 'node1');
+    assert.ok(
+      report.actions.some((a) => a.startsWith('binding:host_id "node1.example.com" → node1')),
+      report.actions.join('; '),
+    );
+    await agentReady(lab(), api.url, spec, 'node1');
+    assert.equal((await api.admin.get(`/v2.0/ports/${portId}`)).body.port['binding:host_id'], 'node1');
+  });
+
   it('drift is repaired: a lost interface (OVS restart) is re-plugged, a changed MAC and MTU set back', async () => {
     await check(lab(), [...node('node1'), 'ovs-vsctl', 'del-port', 'o-hm0']);
     // vswitchd itself re-applies `mac` and `mtu_request` to the link, so the drift that matters is
@@ -156,7 +229,10 @@ describe('octonet on the lab: the management network, one port per controller no
     const gone = await lab().exec([...amphora(), 'ping', '-c', '1', '-W', '1', hmAddress('node1')]);
     assert.notEqual(gone.code, 0, 'node1 does not answer without its interface');
     const replugged = await agentPass(lab(), api.url, spec, 'node1');
-    assert.ok(replugged.actions.some((a) => a.startsWith('plugged o-hm0')), replugged.actions.join('; '));
+    assert.ok(
+      replugged.actions.some((a) => a.startsWith('plugged o-hm0')),
+      replugged.actions.join('; '),
+    );
     const repaired = await agentPass(lab(), api.url, spec, 'node2');
     assert.ok(
       repaired.actions.some((a) => /^repaired o-hm0 in OVS: .*attached-mac.*mtu_request.*mac/.test(a)),
@@ -180,7 +256,10 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.deepEqual([...after.ports.keys()], ['node1']);
     assert.equal((await api.admin.get(`/v2.0/ports/${leaving.id}`)).status, 404);
     const report = await agentPass(lab(), api.url, smaller, 'node2');
-    assert.ok(report.actions.some((a) => a.startsWith('unplugged o-hm0')), report.actions.join('; '));
+    assert.ok(
+      report.actions.some((a) => a.startsWith('unplugged o-hm0')),
+      report.actions.join('; '),
+    );
     assert.equal(report.conditions.find((c) => c.type === 'PortBound')?.reason, 'PortNotFound');
     const left = await lab().exec([...node('node2'), 'ovs-vsctl', 'find', 'Interface', 'name=o-hm0']);
     assert.equal(left.stdout.trim(), '', 'no o-hm0 left in OVS');

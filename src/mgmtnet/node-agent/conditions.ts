@@ -31,8 +31,7 @@ export function buildConditions(
 ): NodeCondition[] {
   const stamp = (type: NodeConditionType, input: ConditionInput): NodeCondition => {
     const before = previous.find((c) => c.type === type);
-    const lastTransitionTime =
-      before && before.status === input.status ? before.lastTransitionTime : now.toISOString();
+    const lastTransitionTime = before && before.status === input.status ? before.lastTransitionTime : now.toISOString();
     return { type, ...input, lastTransitionTime };
   };
   const list = CONDITION_TYPES.map((type) => stamp(type, found[type]));
@@ -41,7 +40,11 @@ export function buildConditions(
   );
   const ready: ConditionInput =
     notTrue.length === 0
-      ? { status: 'True', reason: 'AllConditionsTrue', message: 'the port is bound, plugged and addressed, and no probe failed' }
+      ? {
+          status: 'True',
+          reason: 'AllConditionsTrue',
+          message: 'the port is bound, plugged and addressed, and no probe failed',
+        }
       : {
           status: 'False',
           reason: notTrue[0]!.reason,

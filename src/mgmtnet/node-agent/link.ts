@@ -111,7 +111,9 @@ export async function readLink(host: NodeHost, name: string): Promise<LinkState>
     mac: link.address.toLowerCase(),
     mtu: link.mtu,
     up: link.flags.includes('UP'),
-    addresses: (addrs?.addr_info ?? []).filter((a) => a.scope === 'global').map((a) => canonicalAddress(`${a.local}/${a.prefixlen}`)),
+    addresses: (addrs?.addr_info ?? [])
+      .filter((a) => a.scope === 'global')
+      .map((a) => canonicalAddress(`${a.local}/${a.prefixlen}`)),
     routes,
   };
 }
@@ -125,12 +127,18 @@ export async function reconcileLink(host: NodeHost, wanted: WantedLink, actual: 
   const changes: string[] = [];
   const dev = wanted.name;
   if (wanted.addresses.some((a) => a.family === 6)) {
-    for (const key of ['accept_ra', 'autoconf']) {
+    // RAs and autoconf off before IPv6 is switched on (hosts and containers often start with
+    // disable_ipv6=1 on new interfaces), so no advertisement is ever acted on in between.
+    for (const [key, value] of [
+      ['accept_ra', '0'],
+      ['autoconf', '0'],
+      ['disable_ipv6', '0'],
+    ] as const) {
       const path = `net.ipv6.conf.${dev}.${key}`;
       const now = (await host(['sysctl', '-n', path])).stdout.trim();
-      if (now !== '0') {
-        await must(host, ['sysctl', '-q', '-w', `${path}=0`]);
-        changes.push(`${key}=0`);
+      if (now !== value) {
+        await must(host, ['sysctl', '-q', '-w', `${path}=${value}`]);
+        changes.push(`${key}=${value}`);
       }
     }
   }

@@ -78,7 +78,8 @@ export class NeutronHttpError extends Error {
 
 function query(filter: NeutronFilter): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filter)) params.set(key, typeof value === 'string' ? value : value.join(','));
+  for (const [key, value] of Object.entries(filter))
+    params.set(key, typeof value === 'string' ? value : value.join(','));
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -117,12 +118,15 @@ export function httpNeutron(baseUrl: string, headers: () => Record<string, strin
     return found;
   };
   return {
-    listPorts: async (filter) => (await must('ports', call<{ ports: NeutronPort[] }>('GET', `/ports${query(filter)}`))).ports,
+    listPorts: async (filter) =>
+      (await must('ports', call<{ ports: NeutronPort[] }>('GET', `/ports${query(filter)}`))).ports,
     getPort: async (id) => (await call<{ port: NeutronPort }>('GET', `/ports/${id}`))?.port,
     updatePort: async (id, changes) =>
       (await must(`port ${id}`, call<{ port: NeutronPort }>('PUT', `/ports/${id}`, { port: changes }))).port,
-    getNetwork: async (id) => (await must(`network ${id}`, call<{ network: NeutronNetwork }>('GET', `/networks/${id}`))).network,
-    getSubnet: async (id) => (await must(`subnet ${id}`, call<{ subnet: NeutronSubnet }>('GET', `/subnets/${id}`))).subnet,
+    getNetwork: async (id) =>
+      (await must(`network ${id}`, call<{ network: NeutronNetwork }>('GET', `/networks/${id}`))).network,
+    getSubnet: async (id) =>
+      (await must(`subnet ${id}`, call<{ subnet: NeutronSubnet }>('GET', `/subnets/${id}`))).subnet,
     listRouters: async (filter) =>
       (await must('routers', call<{ routers: NeutronRouter[] }>('GET', `/routers${query(filter)}`))).routers,
   };

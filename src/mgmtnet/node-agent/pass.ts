@@ -135,7 +135,9 @@ async function linkRouterRoutes(
     if (!subnetCache.has(id)) subnetCache.set(id, await client.getSubnet(id));
     return subnetCache.get(id)!;
   };
-  const routers = (await client.listRouters({ tags: [ownerTag(spec)] })).filter((r) => r.tags?.includes(ownerTag(spec)));
+  const routers = (await client.listRouters({ tags: [ownerTag(spec)] })).filter((r) =>
+    r.tags?.includes(ownerTag(spec)),
+  );
   for (const router of routers) {
     const gateway = router.external_gateway_info;
     if (!gateway || gateway.network_id !== port.network_id) continue;
@@ -174,7 +176,11 @@ function portBound(port: NeutronPort, chassis: string): ConditionInput {
   const host = port['binding:host_id'] ?? '';
   const vif = port['binding:vif_type'];
   if (host !== chassis) {
-    return condition('False', 'HostMismatch', `binding:host_id is ${JSON.stringify(host)}, this node's chassis is ${chassis}`);
+    return condition(
+      'False',
+      'HostMismatch',
+      `binding:host_id is ${JSON.stringify(host)}, this node's chassis is ${chassis}`,
+    );
   }
   if (vif === 'binding_failed') {
     return condition(
@@ -226,7 +232,12 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     chassis = await readChassisName(host);
   } catch (error) {
     const why = condition('False', 'OvsUnreachable', `cannot read this node's OVS: ${(error as Error).message}`);
-    return report({ PortBound: why, Plugged: why, Addressed: why, HeartbeatPathOpen: condition('Unknown', 'OvsUnreachable', why.message) });
+    return report({
+      PortBound: why,
+      Plugged: why,
+      Addressed: why,
+      HeartbeatPathOpen: condition('Unknown', 'OvsUnreachable', why.message),
+    });
   }
 
   let actual = await readInterface(host, dev);
@@ -240,7 +251,12 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     }
     const gone = condition('False', 'PortNotFound', `no port tagged ${ownerTag(spec)} and ${nodeTag(node)}`);
     return report(
-      { PortBound: gone, Plugged: gone, Addressed: gone, HeartbeatPathOpen: condition('Unknown', 'PortNotFound', gone.message) },
+      {
+        PortBound: gone,
+        Plugged: gone,
+        Addressed: gone,
+        HeartbeatPathOpen: condition('Unknown', 'PortNotFound', gone.message),
+      },
       { chassis },
     );
   }
@@ -320,7 +336,11 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
   if (!link.exists) {
     addressed = condition('False', 'DeviceMissing', `vswitchd has not created the ${dev} device`);
   } else {
-    const changes = await reconcileLink(host, { name: dev, mac: port.mac_address, mtu: network.mtu, addresses, routes: unique }, link);
+    const changes = await reconcileLink(
+      host,
+      { name: dev, mac: port.mac_address, mtu: network.mtu, addresses, routes: unique },
+      link,
+    );
     if (changes.length) done(`configured ${dev}: ${changes.join(', ')}`, { port: port.id });
     addressed = condition(
       'True',
@@ -348,12 +368,21 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
       'FlowsNotInstalled',
       `ovn-controller has not installed flows for ${dev} (is binding:host_id this chassis, ${chassis}?)`,
     );
-  } else plugged = condition('True', 'OvnInstalled', `${dev} on br-int, port ${port.id}, ovn-controller installed its flows`);
+  } else
+    plugged = condition(
+      'True',
+      'OvnInstalled',
+      `${dev} on br-int, port ${port.id}, ovn-controller installed its flows`,
+    );
 
   let probe: ProbeResult;
   if (options.probe === false) probe = { status: 'Unknown', reason: 'ProbeDisabled', message: 'the probe is off' };
   else if (plugged.status !== 'True' || addressed.status !== 'True') {
-    probe = { status: 'Unknown', reason: 'NotPlugged', message: 'nothing to probe from until the interface is plugged and addressed' };
+    probe = {
+      status: 'Unknown',
+      reason: 'NotPlugged',
+      message: 'nothing to probe from until the interface is plugged and addressed',
+    };
   } else {
     const families = new Set(addresses.map((a) => a.family));
     const peers = (await peerAddresses(client, spec, port)).map((address) => ({ address, mtu: network.mtu }));

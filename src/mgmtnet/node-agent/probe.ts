@@ -30,7 +30,23 @@ async function ping(host: NodeHost, dev: string, target: string, size: number): 
   const family = familyOf(target);
   // -c 1 -w 3: up to three tries a second apart, stopping at the first answer (the first
   // packet may wait for neighbour resolution).
-  const argv = ['ping', `-${family}`, '-n', '-q', '-I', dev, '-c', '1', '-w', '3', '-M', 'do', '-s', String(size), target];
+  const argv = [
+    'ping',
+    `-${family}`,
+    '-n',
+    '-q',
+    '-I',
+    dev,
+    '-c',
+    '1',
+    '-w',
+    '3',
+    '-M',
+    'do',
+    '-s',
+    String(size),
+    target,
+  ];
   return (await host(argv, { timeoutMs: 10_000 })).code === 0;
 }
 
@@ -40,7 +56,11 @@ export interface ProbeTarget {
   mtu: number;
 }
 
-export async function probeHeartbeatPath(host: NodeHost, dev: string, targets: readonly ProbeTarget[]): Promise<ProbeResult> {
+export async function probeHeartbeatPath(
+  host: NodeHost,
+  dev: string,
+  targets: readonly ProbeTarget[],
+): Promise<ProbeResult> {
   if (targets.length === 0) {
     return {
       status: 'Unknown',
