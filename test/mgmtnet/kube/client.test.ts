@@ -129,6 +129,13 @@ describe('kube client against the fake API server', () => {
       await waitFor(() => fake.openWatches === 1, 'the watch after the relist');
       await kube.delete(PORTS, 'w', 'a');
       await waitFor(() => seen.includes('DELETED a'), 'DELETED a');
+
+      // The same, with 410 as the HTTP status of the watch request instead of an ERROR event.
+      fake.endWatches();
+      fake.expireHistory({ as: 'http' });
+      await kube.create(PORTS, 'w', { metadata: { name: 'd' }, spec: {} });
+      await waitFor(() => syncs.length === 3, 'a third list after an HTTP 410');
+      assert.deepEqual(syncs[2]!.sort(), ['b', 'c', 'd']);
     } finally {
       abort.abort();
       await loop;
