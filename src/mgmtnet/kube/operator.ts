@@ -117,22 +117,42 @@ async function setFinalizer(ctx: ReconcileContext, network: NetworkObject, prese
 }
 
 /**
+ * What the core's cleanup is given. Cleanup finds objects by the owner tag alone (the contract:
+ * own only what it tagged), so when the stored spec no longer validates (edited into a bad state,
+ * then deleted) a minimal spec with the same name finds the same objects; blocking the deletion
+ * on a spec the user is throwing away would only leave them stuck.
+ */
+function deletionSpec(network: NetworkObject): MgmtNetSpec {
+  try {
+    // Nodes do not matter for deletion (every tagged port goes); an empty list keeps a
+    // nodeSelector spec valid without listing Nodes.
+    const selector = network.spec?.nodeSelector !== undefined;
+    return validateSpec(selector ? { ...network, spec: { ...network.spec, nodes: [] } } : network);
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    return validateSpec({
+      apiVersion: network.apiVersion,
+      kind: network.kind,
+      metadata: { name: network.metadata.name },
+      spec: { network: { cidr: '192.0.2.0/24' }, nodes: [] },
+    });
+  }
+}
+
+/**
  * The deletion path: Neutron first (the core's deleteSpec; anything still in use is orphaned and
- * reported), then our Kubernetes objects, then the finalizer. A spec that no longer validates
- * cannot tell the core what to look for, so the finalizer stays and the condition says why.
+ * reported), then our Kubernetes objects, then the finalizer. A name the core cannot take (it
+ * wants a DNS label) keeps the finalizer, with the reason in the status.
  */
 async function finalize(ctx: ReconcileContext, network: NetworkObject): Promise<void> {
   const name = network.metadata.name;
   let spec: MgmtNetSpec;
   try {
-    // Nodes do not matter for deletion (the core deletes every port it owns); an empty list
-    // keeps a nodeSelector spec valid without listing Nodes.
-    const selector = network.spec?.nodeSelector !== undefined;
-    spec = validateSpec(selector ? { ...network, spec: { ...network.spec, nodes: [] } } : network);
+    spec = deletionSpec(network);
   } catch (error) {
     if (!(error instanceof SpecError)) throw error;
     await writeStatus(ctx, network, invalidStatus(network, error));
-    ctx.logger?.warn({ mgmtNet: name, err: error.message }, 'cannot clean up Neutron: the spec is invalid');
+    ctx.logger?.warn({ mgmtNet: name, err: error.message }, 'cannot clean up Neutron');
     return;
   }
   const report = await deleteSpec(spec, ctx.neutron, {

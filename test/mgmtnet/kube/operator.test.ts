@@ -270,6 +270,26 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     assert.equal(fake.getObject('configmaps', ns, 'mgmt-d-octavia-config'), undefined);
   });
 
+  it('a network whose spec was edited into an invalid one is still cleaned up when deleted', async () => {
+    const ns = 'delete-invalid';
+    startOperator(ns);
+    const spec = { network: { name: 'mgmt-x-net', cidr: '172.30.0.0/16' }, nodes: [{ name: 'node1' }] };
+    fake.put(NETWORKS, resource(ns, 'mgmt-x', spec));
+    await readyFor(ns, 'mgmt-x');
+    fake.put(NETWORKS, resource(ns, 'mgmt-x', { ...spec, topology: 'no-such-topology' }));
+    await waitFor(
+      () => condition(fake.getObject(NETWORKS, ns, 'mgmt-x'), 'Ready')?.reason === 'InvalidSpec',
+      'InvalidSpec after the edit',
+    );
+    assert.equal((await owned('ports', 'mgmt-x')).length, 1, 'an invalid spec changes nothing in Neutron');
+
+    fake.remove(NETWORKS, ns, 'mgmt-x');
+    await waitFor(() => fake.getObject(NETWORKS, ns, 'mgmt-x') === undefined, 'the resource gone');
+    for (const collection of ['networks', 'subnets', 'ports', 'security-groups']) {
+      assert.deepEqual(await owned(collection, 'mgmt-x'), [], `no ${collection} left`);
+    }
+  });
+
   it('deploy/rbac.yaml allows every request the operator made in these tests', () => {
     assertAllowed(
       fake.requests.filter((r) => r.userAgent === 'octonet-operator'),
