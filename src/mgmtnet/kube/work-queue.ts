@@ -58,7 +58,6 @@ export class WorkQueue {
           this.timers.delete(timer);
           this.add(key);
         }, delay);
-        timer.unref();
         this.timers.add(timer);
       }
     }

@@ -140,6 +140,13 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
       assert.deepEqual(p.status.fixedIps, [port.fixed_ips[0].ip_address]);
     }
 
+    // Rotation: a deleted Secret comes back with a new key on the next pass.
+    fake.remove('secrets', ns, 'mgmt-a-heartbeat-key');
+    await reconcileNetwork({ kube, namespace: ns, neutron: NeutronClient.noauth(api.url) }, 'mgmt-a');
+    const rotated = fake.getObject('secrets', ns, 'mgmt-a-heartbeat-key');
+    assert.match(Buffer.from(rotated.data.heartbeat_key, 'base64').toString(), /^[0-9a-f]{64}$/);
+    assert.notEqual(rotated.data.heartbeat_key, secret.data.heartbeat_key);
+
     // Another pass over the same state writes nothing, in Neutron or in Kubernetes.
     const kubeWrites = fake.writes().length;
     const probe = NeutronClient.noauth(api.url);
