@@ -10,7 +10,7 @@
  * Neutron call is made. A resync pass runs every `resyncMs` to repair drift made in Neutron.
  */
 import type { Logger } from 'pino';
-import type { NeutronClient } from '../neutron-client.js';
+import { NeutronApiError, type NeutronClient } from '../neutron-client.js';
 import { renderConfigMap } from '../octavia-config.js';
 import { applySpec, deleteSpec, type MgmtNetStatus } from '../reconcile.js';
 import { SpecError, validateSpec, type MgmtNetSpec } from '../spec.js';
@@ -88,7 +88,14 @@ async function writeStatus(ctx: ReconcileContext, network: NetworkObject, status
   return true;
 }
 
-function invalidStatus(network: NetworkObject, error: SpecError): WrittenStatus {
+function describeError(error: unknown): string {
+  if (error instanceof NeutronApiError) return error.describe();
+  const cause = (error as { cause?: { message?: string } }).cause?.message;
+  return `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
+}
+
+/** Ready=False for a reason outside the core's pass; the rest of the last status is kept. */
+function failedStatus(network: NetworkObject, reason: string, message: string, extra: string[] = []): WrittenStatus {
   const generation = network.metadata.generation;
   const previous = network.status;
   return {
@@ -97,13 +104,17 @@ function invalidStatus(network: NetworkObject, error: SpecError): WrittenStatus 
     conditions: mergeConditions(
       previous?.conditions,
       [
-        { type: 'Ready', status: 'False', reason: 'InvalidSpec', message: error.message },
-        { type: 'SpecValid', status: 'False', reason: 'InvalidSpec', message: error.message },
+        { type: 'Ready', status: 'False', reason, message },
+        ...extra.map((type) => ({ type, status: 'False' as const, reason, message })),
       ],
       new Date(),
       generation,
     ),
   };
+}
+
+function invalidStatus(network: NetworkObject, error: SpecError): WrittenStatus {
+  return failedStatus(network, 'InvalidSpec', error.message, ['SpecValid']);
 }
 
 /** Adds or removes our finalizer with an optimistic-concurrency write; returns the stored object. */
@@ -200,9 +211,14 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     });
   } catch (error) {
     // Preflight (project, chassis…) refuses before the first Neutron write, like validation.
-    if (!(error instanceof SpecError)) throw error;
-    await writeStatus(ctx, network, invalidStatus(network, error));
-    return;
+    if (error instanceof SpecError) {
+      await writeStatus(ctx, network, invalidStatus(network, error));
+      return;
+    }
+    // Neutron unreachable or refusing before the pass could start (the core reports failures
+    // inside the pass in its conditions): say so on the resource, then let the queue retry.
+    await writeStatus(ctx, network, failedStatus(network, 'NeutronUnavailable', describeError(error)));
+    throw error;
   }
   for (const o of report.objects.filter((x) => x.action !== 'unchanged')) {
     ctx.logger?.info(

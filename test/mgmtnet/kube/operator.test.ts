@@ -9,6 +9,8 @@
  * namespace, with its own Neutron client so that its call counts are its own.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fixtures/fake-kube-apiserver.js';
@@ -294,6 +296,58 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     await waitFor(() => fake.getObject(NETWORKS, ns, 'mgmt-x') === undefined, 'the resource gone');
     for (const collection of ['networks', 'subnets', 'ports', 'security-groups']) {
       assert.deepEqual(await owned(collection, 'mgmt-x'), [], `no ${collection} left`);
+    }
+  });
+
+  it('Neutron unavailable (503 before the pass starts): Ready=False NeutronUnavailable, retried until it is back', async () => {
+    const ns = 'unreachable';
+    const kube = new KubeClient({ server: fake.url }, 'octonet-operator');
+    const abort = new AbortController();
+    let target = 'http://127.0.0.1:9';
+    // Neutron behind a relay the test can point at nothing (503 for every call) or at octonet.
+    const relay = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      try {
+        const r = await fetch(target + req.url, {
+          method: req.method,
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
+        res.writeHead(r.status, { 'content-type': 'application/json' });
+        res.end(await r.text());
+      } catch {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ NeutronError: { type: 'ServiceUnavailable', message: 'Neutron is down', detail: '' } }),
+        );
+      }
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const done = runOperator({
+      kube,
+      namespace: ns,
+      neutron: NeutronClient.noauth(relayUrl),
+      signal: abort.signal,
+      retryDelayMs: 20,
+    });
+    try {
+      fake.put(
+        NETWORKS,
+        resource(ns, 'mgmt-u', { network: { name: 'mgmt-u-net', cidr: '172.31.0.0/16' }, nodes: [{ name: 'node1' }] }),
+      );
+      const down = await waitFor(() => {
+        const o = fake.getObject(NETWORKS, ns, 'mgmt-u');
+        return condition(o, 'Ready')?.reason === 'NeutronUnavailable' && o;
+      }, 'the NeutronUnavailable condition');
+      assert.match(condition(down, 'Ready').message, /503|ServiceUnavailable|Neutron is down/);
+      target = api.url;
+      await readyFor(ns, 'mgmt-u');
+    } finally {
+      abort.abort();
+      await done;
+      relay.close();
     }
   });
 
