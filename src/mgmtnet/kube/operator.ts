@@ -227,6 +227,15 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     );
   }
 
+  const active = report.nodes.filter((n) => n.status === 'ACTIVE').length;
+  const columns = { topology: spec.spec.topology, nodesReady: `${active}/${report.nodes.length}` };
+  if (report.error) {
+    // A pass stopped half-way knows only part of the nodes: rendering from it would hand the
+    // health managers a shorter (or empty) controller list. Keep the last good ConfigMap and
+    // port resources; the conditions say what failed; the queue retries with backoff.
+    await writeStatus(ctx, network, { ...report.status, ...columns, configMap: network.status?.configMap });
+    throw new Error(`apply stopped: ${report.error}`);
+  }
   const controllers = report.nodes.map((n) => ({ node: n.name, addresses: n.fixedIps }));
   const configMap = renderConfigMap({ name, namespace: ctx.namespace, options: report.octavia, controllers });
   const cmAction = await applyConfigMap(ctx.kube, ctx.namespace, network, configMap);
@@ -237,16 +246,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     );
   }
   await syncPortResources(ctx.kube, ctx.namespace, network, report.nodes);
-
-  const active = report.nodes.filter((n) => n.status === 'ACTIVE').length;
-  await writeStatus(ctx, network, {
-    ...report.status,
-    topology: spec.spec.topology,
-    nodesReady: `${active}/${report.nodes.length}`,
-    configMap: configMap.metadata.name,
-  });
-  // A Neutron failure is in the conditions; retrying with backoff is the queue's job.
-  if (report.error) throw new Error(`apply stopped: ${report.error}`);
+  await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
 }
 
 /** Runs until the signal aborts. */

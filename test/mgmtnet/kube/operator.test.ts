@@ -351,6 +351,46 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     }
   });
 
+  it('a pass that stops half-way (port quota) keeps the last good ConfigMap and says why', async () => {
+    const ns = 'halfway';
+    startOperator(ns);
+    const spec = {
+      network: { name: 'mgmt-h-net', cidr: '172.23.0.0/16' },
+      nodes: [{ name: 'node1' }, { name: 'node2' }],
+    };
+    fake.put(NETWORKS, resource(ns, 'mgmt-h', spec));
+    await readyFor(ns, 'mgmt-h');
+    const before = await waitFor(() => fake.getObject('configmaps', ns, 'mgmt-h-octavia-config'), 'the ConfigMap');
+    assert.equal(before.data.controller_ip_port_list.split(', ').length, 2);
+
+    // No room for one more port in the project: adding node3 fails in the ports step.
+    const [network] = await owned('networks', 'mgmt-h');
+    const project = network.project_id;
+    const used = (await api.admin.get(`/v2.0/ports?project_id=${project}`)).body.ports.length;
+    assert.equal((await api.admin.put(`/v2.0/quotas/${project}`, { quota: { port: used } })).status, 200);
+    try {
+      fake.put(NETWORKS, resource(ns, 'mgmt-h', { ...spec, nodes: [...spec.nodes, { name: 'node3' }] }));
+      const failed = await waitFor(() => {
+        const o = fake.getObject(NETWORKS, ns, 'mgmt-h');
+        return o.status.observedGeneration === 2 && condition(o, 'PortsReady')?.status === 'False' && o;
+      }, 'PortsReady False at generation 2');
+      assert.equal(condition(failed, 'Ready').status, 'False');
+      assert.match(condition(failed, 'PortsReady').reason, /OverQuota/);
+      const during = fake.getObject('configmaps', ns, 'mgmt-h-octavia-config');
+      assert.deepEqual(during.data, before.data, 'the ConfigMap still lists both controllers');
+      assert.equal(fake.getObject(PORTS, ns, 'mgmt-h-node3'), undefined);
+    } finally {
+      await api.admin.put(`/v2.0/quotas/${project}`, { quota: { port: -1 } });
+    }
+    // The quota lifted, the queue's retry gets through.
+    await readyFor(ns, 'mgmt-h', 2);
+    const after = await waitFor(() => {
+      const c = fake.getObject('configmaps', ns, 'mgmt-h-octavia-config');
+      return c.data.controller_ip_port_list.split(', ').length === 3 && c;
+    }, 'three controllers in the ConfigMap');
+    assert.ok(after.data['node3.conf']);
+  });
+
   it('deploy/rbac.yaml allows every request the operator made in these tests', () => {
     assertAllowed(
       fake.requests.filter((r) => r.userAgent === 'octonet-operator'),
