@@ -6,7 +6,8 @@
  * status (a merge patch of the fields the agent owns; the operator owns portId/mac/fixedIps).
  * When a resource goes away, it runs the pass once more so the interface is unplugged (the
  * operator deletes the Neutron port first, so the pass finds no port and removes the interface).
- * A periodic pass repairs what changes outside Kubernetes (a reboot, an OVS restart, MAC drift).
+ * A change in the node's OVS Interface table (B's monitor) and a periodic pass repair what changes
+ * outside Kubernetes (a reboot, an OVS restart, MAC drift).
  */
 import type { Logger } from 'pino';
 import {
@@ -16,6 +17,7 @@ import {
   type NodeAgentSpec,
   type NodeHost,
 } from '../node-agent/index.js';
+import { watchOvsInterfaces } from '../node-agent/ovs-watch.js';
 import { isNotFound, type KubeClient } from './client.js';
 import { canonicalJson } from './owned-objects.js';
 import { NETWORKS, NODE_LABEL, PORTS, type NetworkObject, type PortObject } from './resources.js';
@@ -36,6 +38,12 @@ export interface KubeNodeAgentOptions {
   intervalMs?: number;
   /** Run the active heartbeat-path probe. Default true. */
   probe?: boolean;
+  /**
+   * Pass at once when the node's OVS Interface table changes (an `ovsdb-client monitor`, where
+   * the host prefix runs commands). Default true when `host` is a prefix; a runner function
+   * cannot start a long-running monitor, so there the timer alone repairs.
+   */
+  watchOvs?: boolean;
 }
 
 /** What the agent writes into a port resource's status. */
@@ -114,6 +122,12 @@ export async function runKubeNodeAgent(options: KubeNodeAgentOptions): Promise<v
     options.intervalMs ?? 30_000,
   );
   interval.unref();
+  const ovs =
+    Array.isArray(options.host) && options.watchOvs !== false
+      ? watchOvsInterfaces(options.host as readonly string[], () =>
+          new Set([...resources.keys(), ...served.keys()]).forEach((n) => queue.add(n)),
+        )
+      : undefined;
   try {
     await runWatchLoop<PortObject>({
       client: kube,
@@ -143,6 +157,7 @@ export async function runKubeNodeAgent(options: KubeNodeAgentOptions): Promise<v
     });
   } finally {
     clearInterval(interval);
+    ovs?.stop();
     queue.stop();
   }
 }
