@@ -78,7 +78,12 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
       resource(ns, 'mgmt-a', {
         topology: 'per-node-ports',
         network: { name: 'mgmt-a-net', cidr: '172.24.0.0/16' },
-        nodes: [{ name: 'node2' }, { name: 'node1' }, { name: 'node3' }],
+        // Pinned addresses whose numeric order differs from both the node names' and the strings'.
+        nodes: [
+          { name: 'node2', fixedIps: ['172.24.0.100'] },
+          { name: 'node1', fixedIps: ['172.24.0.30'] },
+          { name: 'node3', fixedIps: ['172.24.0.4'] },
+        ],
       }),
     );
     const object = await readyFor(ns, 'mgmt-a');
@@ -107,13 +112,8 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
 
     // The ConfigMap: the sorted list (by address, not by node), one fragment per node, no key.
     const cm = await waitFor(() => fake.getObject('configmaps', ns, 'mgmt-a-octavia-config'), 'the ConfigMap');
-    const addresses = ports.map((p: any) => p.fixed_ips[0].ip_address);
-    const sorted = [...addresses].sort((x: string, y: string) => {
-      const a = x.split('.').map(Number);
-      const b = y.split('.').map(Number);
-      return a.reduce((d, v, i) => d || v - b[i]!, 0);
-    });
-    assert.equal(cm.data.controller_ip_port_list, sorted.map((a: string) => `${a}:5555`).join(', '));
+    assert.equal(cm.data.controller_ip_port_list, '172.24.0.4:5555, 172.24.0.30:5555, 172.24.0.100:5555');
+    assert.match(cm.data['node1.conf'], /bind_ip = 172\.24\.0\.30\n/);
     assert.deepEqual(Object.keys(cm.data).sort(), [
       'controller_ip_port_list',
       'node1.conf',
