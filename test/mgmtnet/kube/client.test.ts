@@ -6,7 +6,10 @@
  * in-cluster service account).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -140,6 +143,99 @@ describe('kube client against the fake API server', () => {
       abort.abort();
       await loop;
     }
+  });
+});
+
+describe('kube client over TLS with a service-account token', () => {
+  // An API server stand-in with its own CA-signed certificate (openssl), answering one list, so the
+  // in-cluster path (CA file, bearer token re-read per request) is exercised over real TLS.
+  const dir = mkdtempSync(join(tmpdir(), 'octonet-kube-tls-'));
+  let server: https.Server;
+  let url = '';
+  const seenTokens: string[] = [];
+  before(async () => {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    run([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=test-ca',
+    ]);
+    run([
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=127.0.0.1',
+    ]);
+    writeFileSync(join(dir, 'ext'), 'subjectAltName=IP:127.0.0.1\n');
+    run([
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.crt',
+      '-days',
+      '1',
+      '-extfile',
+      'ext',
+    ]);
+    server = https.createServer(
+      { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) },
+      (req, res) => {
+        seenTokens.push(req.headers.authorization ?? '');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'NodeList',
+            metadata: { resourceVersion: '7' },
+            items: [{ metadata: { name: 'n1' } }],
+          }),
+        );
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('trusts the given CA, sends the current token, and refuses a server it cannot verify', async () => {
+    writeFileSync(join(dir, 'token'), 'first\n');
+    const port = url.split(':').pop()!;
+    const connection = resolveConnection({
+      env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port },
+      serviceAccountDir: dir,
+    });
+    const kube = new KubeClient(connection);
+    assert.equal((await kube.list(NODES)).items[0]!.metadata.name, 'n1');
+    writeFileSync(join(dir, 'token'), 'second\n');
+    await kube.list(NODES);
+    assert.deepEqual(seenTokens, ['Bearer first', 'Bearer second']);
+    const untrusting = new KubeClient({ ...connection, ca: undefined });
+    await assert.rejects(untrusting.list(NODES), /self[- ]signed|unable to verify|certificate/i);
   });
 });
 
