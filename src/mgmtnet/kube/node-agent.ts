@@ -87,8 +87,10 @@ export async function runKubeNodeAgent(options: KubeNodeAgentOptions): Promise<v
     });
     previous.set(network, report);
     if (!resource) {
-      // Gone from Kubernetes: once the pass found no port (and so unplugged), forget the network.
-      if (!report.port) {
+      // Gone from Kubernetes: forget the network once a complete pass found no port (and so
+      // unplugged). A pass that could not even reach OVS proves nothing: the timer tries again.
+      const unplugged = report.conditions.some((c) => c.type === 'Plugged' && c.reason === 'PortNotFound');
+      if (unplugged) {
         served.delete(network);
         previous.delete(network);
       }
