@@ -10,7 +10,7 @@ import type { Collection, NeutronClient, NeutronObject } from './neutron-client.
 import { NeutronApiError } from './neutron-client.js';
 import { nodeOf, orphan, roleOf, type Role } from './ownership.js';
 import type { MgmtNetSpec } from './spec.js';
-import type { ObjectReport } from './reconcile.js';
+import type { ObjectReport } from './report.js';
 
 export interface Deletion {
   readonly collection: Exclude<Collection, 'agents'>;

@@ -104,6 +104,21 @@ describe('mgmt-net spec', () => {
     refuses({ nodes: [{ name: 'a' }, { name: 'a' }] }, 'spec.nodes.1.name', /listed twice/);
     refuses({ nodes: [{ name: 'a', fixedIps: ['10.1.0.5'] }] }, 'spec.nodes.0.fixedIps.0', /not in 10\.0\.0\.0\/24/);
     refuses({ nodes: undefined }, 'spec.nodes', /list the controller nodes/);
+    refuses(
+      {
+        nodes: [
+          { name: 'a', fixedIps: ['10.0.0.5'] },
+          { name: 'b', fixedIps: ['10.0.0.5'] },
+        ],
+      },
+      'spec.nodes.1.fixedIps.0',
+      /also pinned for node a/,
+    );
+    refuses(
+      { topology: 'link-router', linkRouter: { cidr: '10.9.0.0/24' }, nodes: [{ name: 'a', fixedIps: ['10.9.0.1'] }] },
+      'spec.nodes.0.fixedIps.0',
+      /the link router's address/,
+    );
     refuses({ nodeInterface: 'a-very-long-interface' }, 'spec.nodeInterface', /15 characters/);
     refuses({ network: { cidr: '10.0.0.0/24', colour: 'blue' } }, 'spec.network', /colour/);
     assert.throws(() => validateSpec({ ...base({}), kind: 'Other' }), /^SpecError: kind: /);

@@ -212,7 +212,17 @@ export function validateSpec(obj: unknown): MgmtNetSpec {
       ...(raw.metadata.generation !== undefined ? { generation: raw.metadata.generation } : {}),
       ...(raw.metadata.uid !== undefined ? { uid: raw.metadata.uid } : {}),
     },
-    spec: { ...raw.spec, network: { ...network, cidrs }, nodes: raw.spec.nodes ?? [] },
+    spec: {
+      ...raw.spec,
+      network: { ...network, cidrs },
+      linkRouter: {
+        ...raw.spec.linkRouter,
+        ...(raw.spec.linkRouter.cidr !== undefined
+          ? { cidr: normalizeCidr(raw.spec.linkRouter.cidr, 'spec.linkRouter.cidr') }
+          : {}),
+      },
+      nodes: raw.spec.nodes ?? [],
+    },
     ...(raw.status !== undefined ? { status: raw.status } : {}),
   };
   checkConsistency(spec, raw.spec.nodes !== undefined);
@@ -317,14 +327,13 @@ function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
         "required for topology link-router (the controllers' provider subnet)",
       );
     }
-    const linkCidr = normalizeCidr(s.linkRouter.cidr, 'spec.linkRouter.cidr');
+    const linkCidr = s.linkRouter.cidr;
     if (cidrs.length !== 1 || cidrFamily(cidrs[0]!) !== cidrFamily(linkCidr)) {
       throw new SpecError(
         'spec.linkRouter.cidr',
         'link-router needs one tenant CIDR of the same IP version as the provider CIDR',
       );
     }
-    (s.linkRouter as { cidr?: string }).cidr = linkCidr;
     for (const cidr of cidrs) {
       if (cidrsOverlap(cidr, linkCidr)) {
         throw new SpecError('spec.linkRouter.cidr', `${linkCidr} overlaps the tenant CIDR ${cidr} (spec.network.cidr)`);
@@ -341,6 +350,7 @@ function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
   }
   const seen = new Set<string>();
   const chassis = new Set<string>();
+  const pinnedBy = new Map<string, string>();
   s.nodes.forEach((node, i) => {
     if (seen.has(node.name)) throw new SpecError(`spec.nodes.${i}.name`, `"${node.name}" is listed twice`);
     seen.add(node.name);
@@ -350,12 +360,18 @@ function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
       chassis.add(node.chassis);
     }
     const nodeCidrs = s.topology === 'link-router' ? [s.linkRouter.cidr!] : cidrs;
+    // link-router: the router takes the gateway address on the provider subnet.
+    const reserved = s.topology === 'link-router' ? [s.linkRouter.gatewayIp ?? firstHost(s.linkRouter.cidr!)] : [];
     const families = new Set<number>();
     (node.fixedIps ?? []).forEach((ip, j) => {
       const field = `spec.nodes.${i}.fixedIps.${j}`;
       const home = nodeCidrs.find((c) => cidrContains(c, ip));
       if (!home) throw new SpecError(field, `${ip} is not in ${nodeCidrs.join(' or ')}`);
       if (families.has(cidrFamily(home))) throw new SpecError(field, 'one address per IP version');
+      if (reserved.includes(ip))
+        throw new SpecError(field, `${ip} is the link router's address on the provider subnet`);
+      if (pinnedBy.has(ip)) throw new SpecError(field, `${ip} is also pinned for node ${pinnedBy.get(ip)}`);
+      pinnedBy.set(ip, node.name);
       families.add(cidrFamily(home));
     });
   });

@@ -208,6 +208,27 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     assert.equal(again.calls.writes, 0);
   });
 
+  it('keeps binding:host_id set by the node agent, and deletes a second port tagged for the same node', async () => {
+    const client = clientFor(api.url);
+    const spec = makeSpec({ network: { cidr: '10.44.0.0/24' } }, 'agentset');
+    const first = await applySpec(spec, client);
+    const node1 = first.nodes.find((n) => n.name === 'node1')!;
+    const bound = await api.admin.put(`/v2.0/ports/${node1.portId}`, { port: { 'binding:host_id': 'node1.example' } });
+    assert.equal(bound.status, 200);
+    const copy = await api.admin.post('/v2.0/ports', { port: { network_id: first.status.ids.network, name: 'copy' } });
+    const copyTags = ['octonet-mgmt-net:agentset', 'octonet-node:node1', 'octonet-role:hm-port'];
+    assert.equal((await api.admin.put(`/v2.0/ports/${copy.body.port.id}/tags`, { tags: copyTags })).status, 200);
+    const second = await applySpec(spec, client, { previous: first.status });
+    assert.deepEqual(
+      second.objects.filter((o) => o.action !== 'unchanged').map((o) => [o.kind, o.id, o.action]),
+      [['port', copy.body.port.id, 'deleted']],
+    );
+    assert.equal(second.nodes.find((n) => n.name === 'node1')!.chassis, 'node1.example');
+    assert.equal(second.nodes.find((n) => n.name === 'node1')!.portId, node1.portId);
+    const third = await applySpec(spec, client, { previous: second.status });
+    assert.equal(third.calls.writes, 0);
+  });
+
   it('never touches an untagged look-alike; adopts it only with spec.adopt, and says so', async () => {
     const client = clientFor(api.url);
     const foreign = (
