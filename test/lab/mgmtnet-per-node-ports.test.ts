@@ -181,11 +181,15 @@ describe('octonet on the lab: the management network, one port per controller no
       await pollUntil(async () => output.includes('Ready'), 'the agent’s first report');
       const before = await ofport();
       await check(lab(), [...node('node2'), 'ovs-vsctl', 'del-port', 'o-hm0']);
+      // Back means re-plugged (a new OpenFlow port) and addressed again.
       await pollUntil(async () => {
         const now = await ofport();
-        return now !== '' && now !== before;
-      }, `o-hm0 re-plugged by the running agent (${output})`);
-      assert.match(output, /plugged o-hm0 on br-int/);
+        if (now === '' || now === before) return false;
+        const addresses = await lab().exec([...node('node2'), 'ip', '-4', 'addr', 'show', 'dev', 'o-hm0']);
+        return addresses.stdout.includes(`${hmAddress('node2')}/`);
+      }, `o-hm0 re-plugged and addressed by the running agent (${output})`);
+      // Its log says so (stderr may arrive a moment after the interface is back).
+      await pollUntil(async () => /plugged o-hm0 on br-int/.test(output), `the agent's log of the re-plug (${output})`);
       const sent = encodeHeartbeat({ id: randomUUID(), seq: 50, ver: 3, listeners: {}, pools: {} }, heartbeatKey);
       await deliverUdp(lab(), scratch(), amphora(), node('node2'), hmAddress('node2'), sent);
     } finally {
@@ -212,7 +216,7 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.equal((await api.admin.get(`/v2.0/ports/${portId}`)).body.port['binding:host_id'], 'node1');
   });
 
-  it('drift is repaired: a lost interface (OVS restart) is re-plugged, a changed MAC and MTU set back', async () => {
+  it('drift is repaired: a lost interface (OVS restart) is re-plugged, a changed MAC and MTU set back, stray addresses and routes removed', async () => {
     await check(lab(), [...node('node1'), 'ovs-vsctl', 'del-port', 'o-hm0']);
     // vswitchd itself re-applies `mac` and `mtu_request` to the link, so the drift that matters is
     // in OVSDB (another tool rewrote the interface), which vswitchd then carries to the link.
@@ -243,6 +247,14 @@ describe('octonet on the lab: the management network, one port per controller no
     assert.equal(link.mtu, mtu);
     await agentReady(lab(), api.url, spec, 'node1');
     await agentReady(lab(), api.url, spec, 'node2');
+    // And what a DHCP client or an operator might leave on the interface: an address and a route
+    // that do not come from the port; the agent owns the interface's addresses and routes.
+    await check(lab(), [...node('node1'), 'ip', 'addr', 'add', '172.25.0.9/24', 'dev', 'o-hm0']);
+    await check(lab(), [...node('node1'), 'ip', 'route', 'add', '10.99.0.0/16', 'via', '172.24.0.200', 'dev', 'o-hm0']);
+    const cleaned = await agentPass(lab(), api.url, spec, 'node1');
+    assert.deepEqual(cleaned.actions, [
+      'configured o-hm0: address 172.25.0.9/24 removed, route 10.99.0.0/16 via 172.24.0.200 removed',
+    ]);
     for (const name of CONTROLLERS) {
       const sent = encodeHeartbeat({ id: randomUUID(), seq: 100, ver: 3, listeners: {}, pools: {} }, heartbeatKey);
       await deliverUdp(lab(), scratch(), amphora(), node(name), hmAddress(name), sent);

@@ -116,4 +116,21 @@ describe('octonet on the lab: the management network on a VLAN provider network,
     ]);
     assert.match(out, /2 received/);
   });
+  it('with ICMP taken out of the groups the probe fails and says why, though heartbeats still pass; back when it returns', async () => {
+    const closed = mgmtSpec('provider', CONTROLLERS, {
+      network: { cidr: [V4, V6] },
+      provider: { networkType: 'vlan', segmentationId: 240 },
+      securityGroups: { icmp: false },
+    });
+    await applyMgmtSpec(api.admin, closed);
+    const report = await agentPass(lab(), api.url, closed, 'node1');
+    const probe = report.conditions.find((c) => c.type === 'HeartbeatPathOpen')!;
+    assert.deepEqual([probe.status, probe.reason], ['False', 'NoPeerAnswered']);
+    assert.match(probe.message, /ICMP/);
+    assert.equal(report.ready, false);
+    const sent = encodeHeartbeat({ id: randomUUID(), seq: 77, ver: 3, listeners: {}, pools: {} }, heartbeatKey);
+    await deliverUdp(lab(), scratch(), amphora(), node('node1'), addressOf(made.ports.get('node1'), 4), sent);
+    await applyMgmtSpec(api.admin, spec);
+    await agentReady(lab(), api.url, spec, 'node1');
+  });
 });

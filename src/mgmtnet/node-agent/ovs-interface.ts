@@ -76,10 +76,22 @@ export async function readInterface(host: NodeHost, name: string): Promise<Actua
   };
 }
 
-/** The chassis name ovn-controller registers for this node: `system-id` in the node's own OVS. */
-export async function readChassisName(host: NodeHost): Promise<string> {
-  const out = await must(host, ['ovs-vsctl', 'get', 'Open_vSwitch', '.', 'external_ids:system-id']);
-  return out.trim().replace(/^"(.*)"$/, '$1');
+/**
+ * The host name this node's chassis registers with, which is what `binding:host_id` must say:
+ * ML2/OVN binds a port to the chassis whose hostname equals it (octonet also accepts the chassis
+ * name). ovn-controller takes it from `external_ids:hostname` when set, else from the kernel's host
+ * name; `system-id` is the chassis name, often a UUID on real nodes, so it is only the fallback.
+ */
+export async function readChassisHost(host: NodeHost): Promise<{ hostname: string; systemId: string }> {
+  const unquote = (text: string) => text.trim().replace(/^"(.*)"$/, '$1');
+  const systemId = unquote(await must(host, ['ovs-vsctl', 'get', 'Open_vSwitch', '.', 'external_ids:system-id']));
+  const configured = await host(['ovs-vsctl', '--if-exists', 'get', 'Open_vSwitch', '.', 'external_ids:hostname']);
+  let hostname = configured.code === 0 ? unquote(configured.stdout) : '';
+  if (!hostname) {
+    const kernel = await host(['hostname']);
+    hostname = kernel.code === 0 ? kernel.stdout.trim() : '';
+  }
+  return { hostname: hostname || systemId, systemId };
 }
 
 export function isOwned(actual: ActualInterface, owner: string): boolean {

@@ -19,21 +19,28 @@ import {
   interfaceDrift,
   isOwned,
   plugInterface,
-  readChassisName,
+  readChassisHost,
   readInterface,
   repairInterface,
   unplugInterface,
   type WantedInterface,
 } from './ovs-interface.js';
-import { probeHeartbeatPath, type ProbeResult, type ProbeTarget } from './probe.js';
+import { findPort, linkRouterRoutes, nodeTag, ownerTag, peerAddresses } from './port-lookup.js';
+import { probeHeartbeatPath, type ProbeResult } from './probe.js';
+
+export { HEALTH_MANAGER_OWNER, nodeTag, ownerTag } from './port-lookup.js';
 
 export const DEFAULT_NODE_INTERFACE = 'o-hm0';
-export const HEALTH_MANAGER_OWNER = 'Octavia:health-mgr';
 
 /** The part of the OctaviaManagementNetwork the agent reads; the core's full spec fits it. */
 export interface NodeAgentSpec {
   metadata: { name: string };
-  spec: { nodeInterface?: string; topology?: string };
+  spec: {
+    nodeInterface?: string;
+    topology?: string;
+    /** A node's `chassis` pins `binding:host_id`: the core sets it, the agent only checks it. */
+    nodes?: readonly { name: string; chassis?: string }[];
+  };
 }
 
 /** pino's calling convention, so a pino logger fits; the default says nothing. */
@@ -80,9 +87,6 @@ export interface NodeAgentReport {
   ready: boolean;
 }
 
-export const ownerTag = (spec: NodeAgentSpec) => `octonet-mgmt-net:${spec.metadata.name}`;
-export const nodeTag = (node: string) => `octonet-node:${node}`;
-
 const quiet: NodeAgentLog = { info: () => undefined, warn: () => undefined };
 const familyOf = (address: string): 4 | 6 => (ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4);
 const isDefault = (cidr: string) => /\/0$/.test(cidr);
@@ -92,86 +96,6 @@ function condition(status: ConditionInput['status'], reason: string, message: st
   return { status, reason, message };
 }
 
-/**
- * This node's port: tagged for the spec and the node. Several (a crash between create and
- * record elsewhere) resolve to the one the interface already carries, else the oldest id order,
- * so the choice does not flap between passes.
- */
-async function findPort(
-  client: NodeAgentNeutron,
-  spec: NodeAgentSpec,
-  node: string,
-  currentIfaceId: string | undefined,
-): Promise<{ port?: NeutronPort; duplicates: string[] }> {
-  const tags = [ownerTag(spec), nodeTag(node)];
-  // Filtered again here: a Neutron without the tag extension would ignore the filter.
-  const ports = (await client.listPorts({ tags })).filter((p) => tags.every((t) => p.tags?.includes(t)));
-  ports.sort((a, b) => a.id.localeCompare(b.id));
-  const port = ports.find((p) => p.id === currentIfaceId) ?? ports[0];
-  return { port, duplicates: ports.filter((p) => p !== port).map((p) => p.id) };
-}
-
-/**
- * Routes through the operator's link router: when a router it owns has its gateway on this
- * port's network, every subnet behind the router (the amphorae's lb-mgmt-net) is reached via the
- * router's address on this network. This is the route OpenStack-on-OpenShift puts in its NAD.
- */
-async function linkRouterRoutes(
-  client: NodeAgentNeutron,
-  spec: NodeAgentSpec,
-  port: NeutronPort,
-  linkMtu: number,
-  subnetCache: Map<string, NeutronSubnet>,
-): Promise<{ routes: WantedRoute[]; gateways: ProbeTarget[] }> {
-  const routes: WantedRoute[] = [];
-  const gateways: ProbeTarget[] = [];
-  const mtus = new Map<string, number>();
-  const networkMtu = async (id: string) => {
-    if (!mtus.has(id)) mtus.set(id, (await client.getNetwork(id)).mtu);
-    return mtus.get(id)!;
-  };
-  const ours = new Set(port.fixed_ips.map((f) => f.subnet_id));
-  const subnet = async (id: string) => {
-    if (!subnetCache.has(id)) subnetCache.set(id, await client.getSubnet(id));
-    return subnetCache.get(id)!;
-  };
-  const routers = (await client.listRouters({ tags: [ownerTag(spec)] })).filter((r) =>
-    r.tags?.includes(ownerTag(spec)),
-  );
-  for (const router of routers) {
-    const gateway = router.external_gateway_info;
-    if (!gateway || gateway.network_id !== port.network_id) continue;
-    const interfaces = await client.listPorts({ device_id: router.id, device_owner: 'network:router_interface' });
-    // The router forwards no more than the smallest MTU of its networks (OVN's gateway_mtu).
-    let pathMtu = linkMtu;
-    for (const inside of interfaces) pathMtu = Math.min(pathMtu, await networkMtu(inside.network_id));
-    for (const via of gateway.external_fixed_ips ?? []) {
-      if (!ours.has(via.subnet_id)) continue;
-      gateways.push({ address: via.ip_address, mtu: pathMtu });
-      for (const inside of interfaces.flatMap((p) => p.fixed_ips)) {
-        const behind = await subnet(inside.subnet_id);
-        if (familyOf(behind.cidr.split('/')[0]!) !== familyOf(via.ip_address)) continue;
-        routes.push({
-          destination: behind.cidr,
-          nexthop: via.ip_address,
-          family: familyOf(via.ip_address),
-          ...(pathMtu < linkMtu ? { mtu: pathMtu } : {}),
-        });
-      }
-    }
-  }
-  return { routes, gateways };
-}
-
-/** The other controllers' addresses on the management path, for the probe (ACTIVE ports only). */
-async function peerAddresses(client: NodeAgentNeutron, spec: NodeAgentSpec, port: NeutronPort): Promise<string[]> {
-  const peers = await client.listPorts({ tags: [ownerTag(spec)], device_owner: HEALTH_MANAGER_OWNER });
-  return peers
-    .filter((p) => p.id !== port.id && p.status === 'ACTIVE' && p.tags?.includes(ownerTag(spec)))
-    .sort((a, b) => a.id.localeCompare(b.id))
-    .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-}
-
 function portBound(port: NeutronPort, chassis: string): ConditionInput {
   const host = port['binding:host_id'] ?? '';
   const vif = port['binding:vif_type'];
@@ -179,7 +103,8 @@ function portBound(port: NeutronPort, chassis: string): ConditionInput {
     return condition(
       'False',
       'HostMismatch',
-      `binding:host_id is ${JSON.stringify(host)}, this node's chassis is ${chassis}`,
+      `binding:host_id is ${JSON.stringify(host)}, this node's chassis registers as ${chassis}` +
+        ' (fix spec.nodes[].chassis, or remove it and let the agent set it)',
     );
   }
   if (vif === 'binding_failed') {
@@ -227,9 +152,10 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
     log.info({ node, interface: dev, ...fields }, what);
   };
 
+  // `chassis` below is the host name the chassis registers with (what binding:host_id must say).
   let chassis: string;
   try {
-    chassis = await readChassisName(host);
+    chassis = (await readChassisHost(host)).hostname;
   } catch (error) {
     const why = condition('False', 'OvsUnreachable', `cannot read this node's OVS: ${(error as Error).message}`);
     return report({
@@ -239,6 +165,7 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
       HeartbeatPathOpen: condition('Unknown', 'OvsUnreachable', why.message),
     });
   }
+  const pinned = spec.spec.nodes?.find((n) => n.name === node)?.chassis;
 
   let actual = await readInterface(host, dev);
   const { port: found, duplicates } = await findPort(client, spec, node, actual?.externalIds['iface-id']);
@@ -262,7 +189,12 @@ export async function runNodeAgentPass(options: NodeAgentPassOptions): Promise<N
   }
   let port = found;
 
-  if ((port['binding:host_id'] ?? '') !== chassis) {
+  if (pinned !== undefined && pinned !== chassis) {
+    log.warn(
+      { node, pinned, chassis },
+      `spec.nodes[].chassis pins binding:host_id to ${pinned}, but this node's OVS registers as ${chassis}`,
+    );
+  } else if ((port['binding:host_id'] ?? '') !== chassis) {
     const before = port['binding:host_id'] ?? '';
     port = await client.updatePort(port.id, { 'binding:host_id': chassis });
     done(`binding:host_id ${JSON.stringify(before)} → ${chassis} (the chassis name in this node's OVS)`, {
