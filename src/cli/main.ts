@@ -10,6 +10,7 @@ import { runDemo } from './demo.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
+import { registerOperatorCommand } from './operator.js';
 import { createLogger, startServer } from './serve.js';
 
 function onSignals(stop: () => Promise<void>): void {
@@ -84,6 +85,7 @@ program
 registerLabCommand(program);
 registerMgmtNetCommand(program);
 registerNodeAgentCommand(program);
+registerOperatorCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof UnsupportedDatabaseUrl) {
