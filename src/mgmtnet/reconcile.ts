@@ -20,7 +20,7 @@ import { roleOf, type Role } from './ownership.js';
 import { controllersOf, ensureNodePorts, nodeReports } from './node-ports.js';
 import { observe, Pass, StepFailed } from './pass.js';
 import { preflight } from './preflight.js';
-import type { ApplyOptions, ApplyReport, MgmtNetIds, MgmtNetStatus, ObjectReport } from './report.js';
+import type { ApplyOptions, ApplyReport, MgmtNetIds, MgmtNetStatus, NodeReport, ObjectReport } from './report.js';
 import { SpecError, type MgmtNetSpec } from './spec.js';
 import { condition, mergeConditions, readyCondition, type ConditionInput } from './status.js';
 import { ensureNetworks, ensureSecurityGroups, ensureSubnets, findLookAlikes } from './steps.js';
@@ -98,23 +98,8 @@ export async function applySpec(
   ).map(
     (s) => reached.get(s) ?? { type: s, status: 'Unknown', reason: 'NotReached', message: 'an earlier step failed' },
   );
-  const unbound = nodes.filter((n) => n.status !== 'ACTIVE');
-  const bound: ConditionInput =
-    unbound.length === 0
-      ? condition('PortsBound', true, 'AllActive', 'every node port is ACTIVE')
-      : condition(
-          'PortsBound',
-          false,
-          'WaitingForNodeAgent',
-          `not ACTIVE yet: ${unbound.map((n) => `${n.name} (${n.status})`).join(', ')}`,
-        );
-  const octavia = octaviaOptions({
-    controllers: controllersOf(nodes),
-    bindPort: spec.spec.securityGroups.healthManagerPort,
-    mgmtNetworkId: pass.ids.network,
-    amphoraSecurityGroupId: pass.ids.amphoraSecurityGroup,
-    denylist: [pass.ids.network, pass.ids.providerNetwork],
-  });
+  const bound = portsBound(nodes);
+  const octavia = octaviaFor(spec, nodes, pass.ids);
   const status: MgmtNetStatus = {
     ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
     conditions: mergeConditions(
@@ -139,6 +124,29 @@ export async function applySpec(
     calls: { reads: client.calls.reads - before.reads, writes: client.calls.writes - before.writes },
     ...(error !== undefined ? { error } : {}),
   };
+}
+
+/** `PortsBound`: every node's port ACTIVE, or which are not yet (their node agent binds them). */
+function portsBound(nodes: readonly NodeReport[]): ConditionInput {
+  const unbound = nodes.filter((n) => n.status !== 'ACTIVE');
+  if (unbound.length === 0) return condition('PortsBound', true, 'AllActive', 'every node port is ACTIVE');
+  return condition(
+    'PortsBound',
+    false,
+    'WaitingForNodeAgent',
+    `not ACTIVE yet: ${unbound.map((n) => `${n.name} (${n.status})`).join(', ')}`,
+  );
+}
+
+/** The Octavia options for what is in Neutron now (apply and status render the same). */
+function octaviaFor(spec: MgmtNetSpec, nodes: readonly NodeReport[], ids: MgmtNetIds) {
+  return octaviaOptions({
+    controllers: controllersOf(nodes),
+    bindPort: spec.spec.securityGroups.healthManagerPort,
+    mgmtNetworkId: ids.network,
+    amphoraSecurityGroupId: ids.amphoraSecurityGroup,
+    denylist: [ids.network, ids.providerNetwork],
+  });
 }
 
 function wantedRoles(spec: MgmtNetSpec): Set<Role> {
@@ -212,23 +220,8 @@ export async function readStatus(
       nodes.every((n) => n.portId !== null),
     ),
   ];
-  const unbound = nodes.filter((n) => n.status !== 'ACTIVE');
-  const bound =
-    unbound.length === 0
-      ? condition('PortsBound', true, 'AllActive', 'every node port is ACTIVE')
-      : condition(
-          'PortsBound',
-          false,
-          'WaitingForNodeAgent',
-          `not ACTIVE yet: ${unbound.map((n) => `${n.name} (${n.status})`).join(', ')}`,
-        );
-  const octavia = octaviaOptions({
-    controllers: controllersOf(nodes),
-    bindPort: spec.spec.securityGroups.healthManagerPort,
-    mgmtNetworkId: ids.network,
-    amphoraSecurityGroupId: ids.amphoraSecurityGroup,
-    denylist: [ids.network, ids.providerNetwork],
-  });
+  const bound = portsBound(nodes);
+  const octavia = octaviaFor(spec, nodes, ids);
   return {
     ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
     conditions: mergeConditions(

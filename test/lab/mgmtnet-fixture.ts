@@ -181,3 +181,28 @@ export async function deliverUdp(
   }
   return arrived().subarray(0, payload.length);
 }
+
+/**
+ * Pings `address` from `from` with don't-fragment and `payload` bytes (the MTU less the IP and
+ * ICMP headers: 28 for IPv4, 48 for IPv6): runs it and returns the result, without judging it.
+ */
+export function pingDontFragment(lab: Lab, from: string[], address: string, payload: number, count = 2) {
+  const family = address.includes(':') ? ['-6'] : [];
+  const argv = [...from, 'ping', ...family, '-c', String(count), '-i', '0.2', '-W', '2', '-M', 'do'];
+  return lab.exec([...argv, '-s', String(payload), address]);
+}
+
+/** Two don't-fragment pings of `payload` bytes, both answered. */
+export async function assertPingDontFragment(
+  lab: Lab,
+  from: string[],
+  address: string,
+  payload: number,
+): Promise<void> {
+  const result = await pingDontFragment(lab, from, address, payload);
+  assert.match(
+    result.stdout,
+    /2 received/,
+    `${payload}-byte ping with DF to ${address}: ${result.stdout}${result.stderr}`,
+  );
+}

@@ -20,6 +20,7 @@ import {
   agentPass,
   agentReady,
   applyMgmtSpec,
+  assertPingDontFragment,
   assertTcpBlocked,
   deliverUdp,
   ipOf,
@@ -98,39 +99,8 @@ describe('octonet on the lab: the management network through a link router', { s
 
   it('a packet of the tenant network’s full MTU crosses the router with DF both ways', async () => {
     const mtu = made.network.mtu as number;
-    const size = String(mtu - 28);
-    const to = await check(lab(), [
-      ...node('node1'),
-      'ping',
-      '-c',
-      '2',
-      '-i',
-      '0.2',
-      '-W',
-      '2',
-      '-M',
-      'do',
-      '-s',
-      size,
-      ipOf(amphoraPort),
-    ]);
-    assert.match(to, /2 received/);
-    const back = await check(lab(), [
-      ...amphora(),
-      'ping',
-      '-c',
-      '2',
-      '-i',
-      '0.2',
-      '-W',
-      '2',
-      '-M',
-      'do',
-      '-s',
-      size,
-      hmAddress('node2'),
-    ]);
-    assert.match(back, /2 received/);
+    await assertPingDontFragment(lab(), node('node1'), ipOf(amphoraPort), mtu - 28);
+    await assertPingDontFragment(lab(), amphora(), hmAddress('node2'), mtu - 28);
   });
 
   it('a second apply and agent pass change nothing', async () => {

@@ -24,10 +24,12 @@ import {
   agentPass,
   agentReady,
   applyMgmtSpec,
+  assertPingDontFragment,
   assertTcpBlocked,
   deliverUdp,
   ipOf,
   mgmtSpec,
+  pingDontFragment,
   plugAmphora,
   type Provisioned,
 } from './mgmtnet-fixture.js';
@@ -102,24 +104,10 @@ describe('octonet on the lab: the management network, one port per controller no
     const full = randomBytes(mtu - 28);
     const received = await deliverUdp(lab(), scratch(), amphora(), node('node1'), hmAddress('node1'), full);
     assert.ok(received.equals(full));
-    const ping = (from: string[], to: string) =>
-      check(lab(), [...from, 'ping', '-c', '2', '-i', '0.2', '-W', '2', '-M', 'do', '-s', String(mtu - 28), to]);
-    assert.match(await ping(node('node2'), ipOf(amphoraPort)), /2 received/);
-    assert.match(await ping(amphora(), hmAddress('node2')), /2 received/);
+    await assertPingDontFragment(lab(), node('node2'), ipOf(amphoraPort), mtu - 28);
+    await assertPingDontFragment(lab(), amphora(), hmAddress('node2'), mtu - 28);
     // One byte more than the MTU cannot leave with DF set: the MTU on o-hm0 is the network's.
-    const over = await lab().exec([
-      ...node('node2'),
-      'ping',
-      '-c',
-      '1',
-      '-W',
-      '1',
-      '-M',
-      'do',
-      '-s',
-      String(mtu - 27),
-      ipOf(amphoraPort),
-    ]);
+    const over = await pingDontFragment(lab(), node('node2'), ipOf(amphoraPort), mtu - 27, 1);
     assert.notEqual(over.code, 0);
   });
 
