@@ -1,20 +1,21 @@
 /**
  * `npm run bench:mgmtnet`: how long `mgmt-net apply` takes and how many Neutron calls it makes, on
  * 3 and 50 controller nodes (per-node-ports, the minimal spec), against `octonet serve` on SQLite in
- * a subprocess (as built in dist/): the first apply (creates everything), the second apply (must
+ * a subprocess (bench/ovn's startServe, through the launcher): the first apply (creates everything), the second apply (must
  * make zero writes), one node joining, and delete. With `--neutron URL` the same runs against that
  * Neutron too (e.g. the Zed anchor, http://127.0.0.1:9797). Each figure is the median of `--reps`
  * runs, each on fresh objects (its own spec name). Prints a table and writes
  * bench/mgmtnet/results/<timestamp>.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NeutronClient } from '../../src/mgmtnet/neutron-client.js';
 import { applySpec, deleteSpec } from '../../src/mgmtnet/reconcile.js';
-import { validateSpec, type MgmtNetSpec } from '../../src/mgmtnet/spec.js';
+import type { MgmtNetSpec } from '../../src/mgmtnet/spec.js';
+import { makeSpec } from '../../test/mgmtnet/fixtures.js';
+import { repoRoot } from '../lab-run.js';
+import { startServe } from '../ovn/octonet-serve.js';
 
 interface Options {
   nodes: number[];
@@ -55,62 +56,9 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startOctonet(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--max-semi-space-size=4',
-      'dist/cli/main.js',
-      'serve',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--state-dir',
-      dir,
-      '--database',
-      `sqlite:${join(dir, 'octonet.db')}`,
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  // A hang guard while the server starts, not a measurement.
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/v2.0/networks`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`octonet serve exited with ${child.exitCode}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGTERM');
-  throw new Error('octonet serve did not answer within 30 s');
-}
-
+/** The issue's minimal per-node-ports spec with `nodes` controllers. */
 function spec(name: string, nodes: number): MgmtNetSpec {
-  return validateSpec({
-    apiVersion: 'octonet.dev/v1',
-    kind: 'OctaviaManagementNetwork',
-    metadata: { name },
-    spec: {
-      topology: 'per-node-ports',
-      network: { cidr: '172.24.0.0/16' },
-      nodes: Array.from({ length: nodes }, (_, i) => ({ name: `node${i + 1}` })),
-    },
-  });
+  return makeSpec({ nodes: Array.from({ length: nodes }, (_, n) => ({ name: `node${n + 1}` })) }, name);
 }
 
 interface Figure {
@@ -197,15 +145,15 @@ function table(rows: Row[]): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'octonet-bench-mgmtnet-'));
-  const server = await startOctonet(dir);
+  const server = await startServe({ repoRoot, dir, logFile: join(dir, 'serve.log'), logLevel: 'warn' });
   const rows: Row[] = [];
   try {
-    for (const nodes of options.nodes) rows.push(await measure('octonet sqlite', server.url, nodes, options.reps));
+    for (const nodes of options.nodes) rows.push(await measure('octonet sqlite', server.baseUrl, nodes, options.reps));
     if (options.neutron) {
       for (const nodes of options.nodes) rows.push(await measure('neutron', options.neutron, nodes, options.reps));
     }
   } finally {
-    server.child.kill('SIGTERM');
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const text = table(rows);
