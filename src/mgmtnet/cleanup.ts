@@ -7,7 +7,7 @@
  * and `deleteSpec` (everything) go through here.
  */
 import type { Collection, NeutronClient, NeutronObject } from './neutron-client.js';
-import { NeutronApiError } from './neutron-client.js';
+import { NeutronApiError, SINGULAR } from './neutron-client.js';
 import { nodeOf, orphan, roleOf, type Role } from './ownership.js';
 import type { MgmtNetSpec } from './spec.js';
 import type { ObjectReport } from './report.js';
@@ -60,15 +60,6 @@ export function collectDeletions(
   ];
 }
 
-const KIND: Record<Deletion['collection'], ObjectReport['kind']> = {
-  networks: 'network',
-  subnets: 'subnet',
-  ports: 'port',
-  routers: 'router',
-  'security-groups': 'security_group',
-  'security-group-rules': 'security_group_rule',
-};
-
 /** Neutron's answer to deleting something still in use. */
 function inUse(error: unknown): error is NeutronApiError {
   return error instanceof NeutronApiError && error.status === 409;
@@ -82,7 +73,7 @@ export async function deleteObjects(
 ): Promise<ObjectReport[]> {
   const reports: ObjectReport[] = [];
   for (const { collection, object } of deletions) {
-    const kind = KIND[collection];
+    const kind: ObjectReport['kind'] = SINGULAR[collection];
     if (collection === 'routers') {
       // Interfaces first: Neutron refuses to delete a router that has any.
       const interfaces = await client.list('ports', { device_id: object.id, device_owner: 'network:router_interface' });

@@ -52,8 +52,8 @@ export interface ClientIdentity {
 export type Collection =
   'networks' | 'subnets' | 'ports' | 'routers' | 'security-groups' | 'security-group-rules' | 'agents';
 
-/** Collection path → the body's singular key. */
-const SINGULAR: Record<Collection, string> = {
+/** Collection path → the body's singular key (also what reports call such an object). */
+export const SINGULAR = {
   networks: 'network',
   subnets: 'subnet',
   ports: 'port',
@@ -61,7 +61,7 @@ const SINGULAR: Record<Collection, string> = {
   'security-groups': 'security_group',
   'security-group-rules': 'security_group_rule',
   agents: 'agent',
-};
+} as const satisfies Record<Collection, string>;
 
 export type Query = Record<string, string | readonly string[] | number | boolean>;
 /** A Neutron object as the API returns it (attributes vary by collection and extension). */
