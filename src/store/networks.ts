@@ -7,6 +7,7 @@ import type { Db, Store, Tx } from './database.js';
 import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 
 export interface NetworkRecord {
@@ -203,9 +204,7 @@ export async function getNetworkRecord(db: Db, id: string): Promise<NetworkRecor
  * database has row locks (subnet creation checks overlaps under this lock).
  */
 export async function lockNetworkRow(store: Store, tx: Tx, id: string): Promise<NetworkTable | undefined> {
-  let q = tx.selectFrom('networks').selectAll().where('id', '=', id);
-  if (store.dialect.capabilities.supportsRowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+  return lockRow(store, tx, 'networks', id);
 }
 
 export async function insertSegment(tx: Tx, segment: NetworkSegmentTable): Promise<void> {

@@ -40,10 +40,10 @@ import {
   projectHasPorts,
   projectsWithGatewayOn,
   retargetRbac,
+  rbacVisibility,
 } from '../../store/rbac.js';
 import type { NetworkRbacTable } from '../../store/schema.js';
 import { updateRow } from '../../store/rows.js';
-import { sql } from 'kysely';
 import { RBAC_POLICY_SPEC } from './attributes.js';
 
 /** `NetworkRBAC.get_valid_actions()`, printed as Neutron prints the Python tuple. */
@@ -75,7 +75,7 @@ export class RbacPolicyService implements ResourceService {
   }
 
   private scope(ctx: RequestContext): Condition {
-    return ctx.isAdmin ? TRUE : sql`network_rbacs.project_id = ${ctx.projectId ?? ''}`;
+    return ctx.isAdmin ? TRUE : rbacVisibility(ctx.projectId);
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
@@ -110,7 +110,7 @@ export class RbacPolicyService implements ResourceService {
   }
 
   private async bumpNetwork(tx: Tx, network: NetworkAccess): Promise<void> {
-    await updateRow(tx, 'networks', network.row.id, {
+    await updateRow(this.deps.store, tx, 'networks', network.row.id, {
       revision_number: network.row.revision_number + 1,
       updated_at: timestamp(),
     });
