@@ -2,7 +2,7 @@
  * The unit the repair works in: one Neutron resource (or the shared drop group), named by a key
  * that the queue serialises on and the drift checks are kept under.
  */
-export type ResourceKind = 'network' | 'subnet' | 'port' | 'security_group' | 'router';
+type ResourceKind = 'network' | 'subnet' | 'port' | 'security_group' | 'router';
 export type ResourceKey = `${ResourceKind}:${string}` | 'drop';
 
 export const keyOf = (kind: ResourceKind, id: string): ResourceKey => `${kind}:${id}`;

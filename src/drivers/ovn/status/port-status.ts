@@ -12,7 +12,7 @@ import { isNeutronPort, type NbView } from '../nb-view.js';
 import type { LogicalSwitchPortRow, NbTables, RowChange } from '../ovsdb/index.js';
 
 /** A Neutron port's VIF is up when a chassis bound it and the port is enabled. */
-export function isPortUp(row: Pick<LogicalSwitchPortRow, 'up' | 'enabled'>): boolean {
+function isPortUp(row: Pick<LogicalSwitchPortRow, 'up' | 'enabled'>): boolean {
   return row.up === true && row.enabled !== false;
 }
 
