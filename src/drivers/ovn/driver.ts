@@ -335,7 +335,7 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Chassis: binding and agents (chassis-agents.ts)
+  // Chassis: binding and agents (status/chassis-agents.ts)
 
   /** VIPs written in `learned-mac` mode, from the NB rows that mark them. */
   private learnedVips(): LearnedVip[] {
