@@ -259,8 +259,8 @@ export async function lowestFreeSegmentationId(
 }
 
 export async function setExternal(
-  tx: Tx,
   store: Store,
+  tx: Tx,
   networkId: string,
   external: boolean,
   ownerProject: string,
@@ -285,7 +285,7 @@ export async function setExternal(
 }
 
 /** Makes the network external without sharing it with everyone (an `access_as_external` policy for one project). */
-export async function markExternal(tx: Tx, store: Store, networkId: string): Promise<void> {
+export async function markExternal(store: Store, tx: Tx, networkId: string): Promise<void> {
   const present = await tx
     .selectFrom('external_networks')
     .select('network_id')

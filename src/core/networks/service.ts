@@ -202,7 +202,7 @@ export class NetworkService implements ResourceService {
         action: ACCESS_AS_SHARED,
       });
     }
-    if (item['router:external'] === true) await setExternal(tx, deps.store, row.id, true, projectId, randomUUID());
+    if (item['router:external'] === true) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
     const [record] = await loadNetworkRecords(tx, [row]);
     const view = this.view(record!, ctx);
     deps.drivers.precommit({ resource: 'network', operation: 'create', request: ctx, current: view });
@@ -239,7 +239,7 @@ export class NetworkService implements ResourceService {
       if ('router:external' in body && body['router:external'] !== record.external) {
         if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id)))
           throw ExternalNetworkInUse({ net_id: id });
-        await setExternal(tx, deps.store, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
+        await setExternal(deps.store, tx, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
       }
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();

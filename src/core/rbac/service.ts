@@ -143,7 +143,7 @@ export class RbacPolicyService implements ResourceService {
       }
       await insertRbac(tx, row);
       // An external policy turns the network external (for the targeted projects only).
-      if (action === ACCESS_AS_EXTERNAL) await markExternal(tx, deps.store, network.row.id);
+      if (action === ACCESS_AS_EXTERNAL) await markExternal(deps.store, tx, network.row.id);
       await this.bumpNetwork(tx, network);
       return { result: [rbacView(row)], events: [] };
     });
@@ -242,7 +242,7 @@ export class RbacPolicyService implements ResourceService {
       await deleteRbacRow(tx, id);
       // The last external policy gone, the network is internal again.
       if (row.action === ACCESS_AS_EXTERNAL && !(await hasRbacAction(tx, row.object_id, ACCESS_AS_EXTERNAL))) {
-        await setExternal(tx, deps.store, row.object_id, false, network.row.project_id, randomUUID());
+        await setExternal(deps.store, tx, row.object_id, false, network.row.project_id, randomUUID());
       }
       await this.bumpNetwork(tx, network);
       return { result: undefined, events: [] };
