@@ -2,10 +2,12 @@
  * Floating IPs (`floatingips`): the address (held by a `network:floatingip` port on the external
  * network) and its association with a fixed address of an internal port, through a router.
  */
-import type { Db, Tx } from './database.js';
+import { sql } from 'kysely';
+import type { Db, Store, Tx } from './database.js';
 import { listRows, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { FloatingIpTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 
 export const FLOATINGIP_OWNER = 'network:floatingip';
@@ -54,14 +56,18 @@ export async function listFloatingIpRecords(
   return { records: await loadFloatingIpRecords(env.store.db, rows), markerFound };
 }
 
+/** Floating IPs a project sees: its own (admins see all; policy decides the rest). */
+export function floatingIpVisibility(projectId: string | null): Condition {
+  return sql`floatingips.project_id = ${projectId ?? ''}`;
+}
+
 export async function getFloatingIpRow(db: Db, id: string): Promise<FloatingIpTable | undefined> {
   return db.selectFrom('floatingips').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function lockFloatingIpRow(tx: Tx, id: string, rowLocks: boolean): Promise<FloatingIpTable | undefined> {
-  let q = tx.selectFrom('floatingips').selectAll().where('id', '=', id);
-  if (rowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+/** The floating IP row, locked until commit where the database has row locks (associations serialise on it). */
+export async function lockFloatingIpRow(store: Store, tx: Tx, id: string): Promise<FloatingIpTable | undefined> {
+  return lockRow(store, tx, 'floatingips', id);
 }
 
 export async function floatingIpsWhere(

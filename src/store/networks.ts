@@ -7,6 +7,7 @@ import type { Db, Store, Tx } from './database.js';
 import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 
 export interface NetworkRecord {
@@ -203,9 +204,7 @@ export async function getNetworkRecord(db: Db, id: string): Promise<NetworkRecor
  * database has row locks (subnet creation checks overlaps under this lock).
  */
 export async function lockNetworkRow(store: Store, tx: Tx, id: string): Promise<NetworkTable | undefined> {
-  let q = tx.selectFrom('networks').selectAll().where('id', '=', id);
-  if (store.dialect.capabilities.supportsRowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+  return lockRow(store, tx, 'networks', id);
 }
 
 export async function insertSegment(tx: Tx, segment: NetworkSegmentTable): Promise<void> {
@@ -260,8 +259,8 @@ export async function lowestFreeSegmentationId(
 }
 
 export async function setExternal(
-  tx: Tx,
   store: Store,
+  tx: Tx,
   networkId: string,
   external: boolean,
   ownerProject: string,
@@ -286,7 +285,7 @@ export async function setExternal(
 }
 
 /** Makes the network external without sharing it with everyone (an `access_as_external` policy for one project). */
-export async function markExternal(tx: Tx, store: Store, networkId: string): Promise<void> {
+export async function markExternal(store: Store, tx: Tx, networkId: string): Promise<void> {
   const present = await tx
     .selectFrom('external_networks')
     .select('network_id')

@@ -3,10 +3,11 @@
  * options, security group bindings, tags.
  */
 import { sql } from 'kysely';
-import type { Db, Tx } from './database.js';
+import type { Db, Store, Tx } from './database.js';
 import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { AllowedAddressPairTable, ExtraDhcpOptTable, IpAllocationTable, PortTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { addTags } from './tags.js';
 
 export interface PortRecord {
@@ -239,10 +240,9 @@ export async function getPortRecord(db: Db, id: string): Promise<PortRecord | un
   return row ? assemblePortRecords([row], children)[0] : undefined;
 }
 
-export async function lockPortRow(tx: Tx, id: string, rowLocks: boolean): Promise<PortTable | undefined> {
-  let q = tx.selectFrom('ports').selectAll().where('id', '=', id);
-  if (rowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+/** The port row, locked until commit where the database has row locks (updates of one port serialise on it). */
+export async function lockPortRow(store: Store, tx: Tx, id: string): Promise<PortTable | undefined> {
+  return lockRow(store, tx, 'ports', id);
 }
 
 export async function insertAllocations(tx: Tx, rows: IpAllocationTable[]): Promise<void> {

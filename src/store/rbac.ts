@@ -24,6 +24,11 @@ export const RBAC_TABLE: ListTable = {
   },
 };
 
+/** Policies a project sees: the ones it owns (admins see all). */
+export function rbacVisibility(projectId: string | null): Condition {
+  return sql`network_rbacs.project_id = ${projectId ?? ''}`;
+}
+
 export async function listRbacRows(
   env: FilterEnv,
   query: ListQuery,

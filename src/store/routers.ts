@@ -3,10 +3,11 @@
  * record is its row with its extra routes, the operator's gateway pins, its tags and the addresses
  * of its gateway port.
  */
-import type { Db, Tx } from './database.js';
+import type { Db, Store, Tx } from './database.js';
 import { chunks, listRows, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { RouterTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 import { sql } from 'kysely';
 
@@ -111,16 +112,19 @@ export async function listRouterRecords(
   return { records: await loadRouterRecords(env.store.db, rows), markerFound };
 }
 
+/** Routers a project sees: its own (admins see all; policy decides the rest). */
+export function routerVisibility(projectId: string | null): Condition {
+  return sql`routers.project_id = ${projectId ?? ''}`;
+}
+
 export async function getRouterRecord(db: Db, id: string): Promise<RouterRecord | undefined> {
   const row = await db.selectFrom('routers').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? (await loadRouterRecords(db, [row]))[0] : undefined;
 }
 
-/** Locks the router row for the rest of the transaction (PostgreSQL), so its ports change one writer at a time. */
-export async function lockRouterRow(tx: Tx, id: string, rowLocks: boolean): Promise<RouterTable | undefined> {
-  let q = tx.selectFrom('routers').selectAll().where('id', '=', id);
-  if (rowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+/** The router row, locked until commit where the database has row locks, so its ports change one writer at a time. */
+export async function lockRouterRow(store: Store, tx: Tx, id: string): Promise<RouterTable | undefined> {
+  return lockRow(store, tx, 'routers', id);
 }
 
 export async function replaceRoutes(tx: Tx, routerId: string, routes: readonly RouterRoute[]): Promise<void> {

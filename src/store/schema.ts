@@ -3,9 +3,10 @@
  *
  * Column conventions (shared by SQLite and PostgreSQL so one suite tests both):
  * - ids are UUID text; timestamps are `YYYY-MM-DDTHH:MM:SSZ` text, as the API prints them;
- * - booleans are real booleans on PostgreSQL and 0/1 on SQLite (`DbBool`; read with `toBool`,
- *   write with the dialect's `bool`);
+ * - booleans are real booleans on PostgreSQL and 0/1 on SQLite (`DbBool`; read with `toBool`);
  * - short lists that are never filtered on (allocation pools, host routes, ...) are JSON text;
+ * - resource rows are written through `rows.ts`, which takes booleans and JSON values as such and
+ *   encodes them for the dialect;
  * - "no value" in a uniqueness key is '' or 0, never NULL, since NULLs never collide in a unique index.
  */
 export type DbBool = number | boolean;

@@ -10,6 +10,7 @@ import type { Db, Store, Tx } from './database.js';
 import { chunks, FALSE, listRows, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { SecurityGroupRuleTable, SecurityGroupTable } from './schema.js';
+import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 
 export interface SecurityGroupRuleRecord {
@@ -195,9 +196,7 @@ export async function getSecurityGroupRecord(db: Db, id: string): Promise<Securi
 
 /** The group row, locked until commit where the database has row locks (rule writes serialise on it). */
 export async function lockSecurityGroupRow(store: Store, tx: Tx, id: string): Promise<SecurityGroupTable | undefined> {
-  let q = tx.selectFrom('security_groups').selectAll().where('id', '=', id);
-  if (store.dialect.capabilities.supportsRowLocks) q = q.forUpdate();
-  return q.executeTakeFirst();
+  return lockRow(store, tx, 'security_groups', id);
 }
 
 /** Adds `by` to a group's revision (one per rule written or removed) and stamps `updated_at`. */

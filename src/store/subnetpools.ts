@@ -1,9 +1,9 @@
 /** Subnet pools (`subnetpools`, `subnetpool_prefixes`) and the subnets allocated from them. */
 import { sql } from 'kysely';
-import type { Db, Tx } from './database.js';
+import type { Db, Store, Tx } from './database.js';
 import { listRows, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
-import type { DbBool, SubnetPoolTable } from './schema.js';
+import type { SubnetPoolTable } from './schema.js';
 import { loadTags } from './tags.js';
 
 export interface SubnetPoolRecord {
@@ -35,8 +35,8 @@ export const SUBNETPOOLS_TABLE: ListTable = {
 };
 
 /** Pools a project sees: its own and the shared ones. */
-export function subnetPoolVisibility(projectId: string | null, yes: DbBool): Condition {
-  return sql`(subnetpools.project_id = ${projectId ?? ''} or subnetpools.shared = ${yes})`;
+export function subnetPoolVisibility(store: Store, projectId: string | null): Condition {
+  return sql`(subnetpools.project_id = ${projectId ?? ''} or subnetpools.shared = ${store.bool(true)})`;
 }
 
 export async function loadSubnetPoolRecords(db: Db, rows: readonly SubnetPoolTable[]): Promise<SubnetPoolRecord[]> {

@@ -163,7 +163,7 @@ for (const backend of BACKENDS) {
 
     it('a full pass right after finds nothing to change', async () => {
       await driver().settled();
-      const report = await (driver() as any).sync.fullSync();
+      const report = await (driver() as any).repair.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
       assert.ok(report.unchanged > 0);
     });
@@ -269,7 +269,7 @@ for (const backend of BACKENDS) {
         assert.ok(ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop'));
       });
       await driver().settled();
-      const report = await (driver() as any).sync.fullSync();
+      const report = await (driver() as any).repair.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
     });
 
@@ -312,7 +312,7 @@ describe('OVN virtual ports: a VIP listed in other ports’ allowed address pair
   const fullPassChangesNothing = async () => {
     const driver = api.server.drivers[0] as OvnMechanismDriver;
     await driver.settled();
-    const report = await (driver as any).sync.fullSync();
+    const report = await (driver as any).repair.fullSync();
     assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
   };
 

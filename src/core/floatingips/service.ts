@@ -8,7 +8,6 @@
  * floating IPs nobody uses; the floating IP's own port cannot be deleted directly.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { ResourceContext } from '../../drivers/contract.js';
 import type { FloatingIpState } from '../../drivers/host.js';
 import type { Db, Tx } from '../../store/database.js';
@@ -21,10 +20,11 @@ import {
   loadFloatingIpRecords,
   lockFloatingIpRow,
   type FloatingIpRecord,
+  floatingIpVisibility,
 } from '../../store/floatingips.js';
 import { TRUE } from '../../store/list.js';
 import { isExternal } from '../../store/networks.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
+import { deleteRowWithTags, insertRow, type RowPatch, updateRow } from '../../store/rows.js';
 import { toBool, type FloatingIpTable, type PortTable } from '../../store/schema.js';
 import { subnetsOfNetwork } from '../../store/subnets.js';
 import { addTags } from '../../store/tags.js';
@@ -153,7 +153,7 @@ export class FloatingIpService implements ResourceService {
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
-    const scope = ctx.isAdmin ? TRUE : sql`floatingips.project_id = ${ctx.projectId ?? ''}`;
+    const scope = ctx.isAdmin ? TRUE : floatingIpVisibility(ctx.projectId);
     const { records, markerFound } = await listFloatingIpRecords(
       { store: this.deps.store, projectId: ctx.projectId },
       query,
@@ -233,7 +233,7 @@ export class FloatingIpService implements ResourceService {
       name: '',
       ...(Object.keys(fixed).length ? { fixed_ips: [fixed] } : {}),
     });
-    await updateRow(tx, 'ports', port.id as string, { status: 'N/A' });
+    await updateRow(this.deps.store, tx, 'ports', port.id as string, { status: 'N/A' });
     const address = (port.fixed_ips as { ip_address: string }[]).find((f) => parseIp(f.ip_address)?.version === 4);
     if (!address) throw ExternalIpAddressExhausted({ net_id: networkId });
     const now = timestamp();
@@ -256,7 +256,7 @@ export class FloatingIpService implements ResourceService {
     };
     const association = await resolveAssociation(tx, ctx, this.ports, row, item, true);
     if (association) Object.assign(row, associationColumns(association));
-    await insertRow(tx, 'floatingips', row);
+    await insertRow(this.deps.store, tx, 'floatingips', row);
     await addTags(tx, 'floatingip', id, (item.tags as string[] | undefined) ?? []);
     return { view: await this.viewOf(tx, row), portEvent };
   }
@@ -264,15 +264,15 @@ export class FloatingIpService implements ResourceService {
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
-      await lockFloatingIpRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+      await lockFloatingIpRow(deps.store, tx, id);
       const { row, view: original } = await this.getVisible(tx, ctx, id);
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       checkRevision(row.revision_number, precondition);
-      const patch: Partial<FloatingIpTable> = {};
+      const patch: RowPatch<'floatingips'> = {};
       if ('description' in body) patch.description = body.description as string;
       const association = await resolveAssociation(tx, ctx, this.ports, row, body, false);
       if (association !== undefined) Object.assign(patch, associationColumns(association));
-      await updateRow(tx, 'floatingips', id, {
+      await updateRow(deps.store, tx, 'floatingips', id, {
         ...patch,
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
@@ -287,7 +287,7 @@ export class FloatingIpService implements ResourceService {
   async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
     const { deps } = this;
     await writeTransaction(deps, async (tx) => {
-      await lockFloatingIpRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+      await lockFloatingIpRow(deps.store, tx, id);
       const { row, view } = await this.getVisible(tx, ctx, id);
       deps.authz.enforceDelete(ctx, this.spec, view);
       checkRevision(row.revision_number, precondition);
@@ -305,9 +305,9 @@ export class FloatingIpService implements ResourceService {
   /** The data plane's word on a floating IP (`update_floatingip_status`): a new revision, no event. */
   async reportStatus(id: string, status: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
-      const row = await lockFloatingIpRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
+      const row = await lockFloatingIpRow(this.deps.store, tx, id);
       if (!row || row.status === status) return;
-      await updateRow(tx, 'floatingips', id, {
+      await updateRow(this.deps.store, tx, 'floatingips', id, {
         status,
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
@@ -321,7 +321,7 @@ export class FloatingIpService implements ResourceService {
     const events: Events = [];
     for (const row of await floatingIpsWhere(tx, { fixed_port_id: portId })) {
       const original = await this.viewOf(tx, row);
-      await updateRow(tx, 'floatingips', row.id, {
+      await updateRow(this.deps.store, tx, 'floatingips', row.id, {
         fixed_port_id: null,
         fixed_ip_address: null,
         router_id: null,

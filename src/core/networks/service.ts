@@ -42,7 +42,7 @@ import {
   type NetworkRecord,
 } from '../../store/networks.js';
 import { TRUE } from '../../store/list.js';
-import { toBool, type NetworkTable } from '../../store/schema.js';
+import { toBool } from '../../store/schema.js';
 import { deleteNetworkContents, portsBlockingNetworkDelete, hasRouterGatewayPorts } from '../../store/ports.js';
 import { subnetsOfNetwork } from '../../store/subnets.js';
 import { checkNetworkMtuForSubnet } from '../subnets/validation.js';
@@ -55,7 +55,7 @@ import {
   storedKey,
   type Segment,
 } from './segments.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
+import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
 
 /** Ports deleted together with their network rather than blocking its deletion. */
 export const AUTO_DELETE_PORT_OWNERS = ['network:dhcp', 'network:distributed', 'network:floatingip_agent_gateway'];
@@ -167,23 +167,23 @@ export class NetworkService implements ResourceService {
       throw AvailabilityZoneNotFound({ availability_zone: zone });
     }
     const now = timestamp();
-    const row: NetworkTable = {
+    const values: RowValues<'networks'> = {
       id: randomUUID(),
       project_id: projectId,
       name: item.name as string,
-      admin_state_up: deps.store.bool(item.admin_state_up as boolean),
+      admin_state_up: item.admin_state_up as boolean,
       status: 'ACTIVE',
       mtu,
-      port_security_enabled: deps.store.bool(item.port_security_enabled as boolean),
+      port_security_enabled: item.port_security_enabled as boolean,
       dns_domain: item.dns_domain as string,
-      availability_zone_hints: JSON.stringify(item.availability_zone_hints),
+      availability_zone_hints: item.availability_zone_hints as string[],
       description: item.description as string,
       // Neutron's first revision is 1: its segment write bumps the new network once.
       revision_number: 1,
       created_at: now,
       updated_at: now,
     };
-    await insertRow(tx, 'networks', row);
+    const row = await insertRow(deps.store, tx, 'networks', values);
     const key = storedKey(segment);
     await insertSegment(tx, {
       id: randomUUID(),
@@ -202,7 +202,7 @@ export class NetworkService implements ResourceService {
         action: ACCESS_AS_SHARED,
       });
     }
-    if (item['router:external'] === true) await setExternal(tx, deps.store, row.id, true, projectId, randomUUID());
+    if (item['router:external'] === true) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
     const [record] = await loadNetworkRecords(tx, [row]);
     const view = this.view(record!, ctx);
     deps.drivers.precommit({ resource: 'network', operation: 'create', request: ctx, current: view });
@@ -220,12 +220,12 @@ export class NetworkService implements ResourceService {
       if (Object.keys(body).length === 0) return { result: original, events: [] };
       checkRevision(record.row.revision_number, precondition);
 
-      const patch: Partial<NetworkTable> = {};
+      const patch: RowPatch<'networks'> = {};
       for (const key of ['name', 'description', 'dns_domain'] as const) {
         if (key in body) patch[key] = body[key] as string;
       }
       for (const key of ['admin_state_up', 'port_security_enabled'] as const) {
-        if (key in body) patch[key] = deps.store.bool(body[key] as boolean);
+        if (key in body) patch[key] = body[key] as boolean;
       }
       await this.updateProvider(tx, record, body);
       if ('mtu' in body) {
@@ -239,11 +239,11 @@ export class NetworkService implements ResourceService {
       if ('router:external' in body && body['router:external'] !== record.external) {
         if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id)))
           throw ExternalNetworkInUse({ net_id: id });
-        await setExternal(tx, deps.store, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
+        await setExternal(deps.store, tx, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
       }
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();
-      await updateRow(tx, 'networks', id, patch);
+      await updateRow(deps.store, tx, 'networks', id, patch);
       const current = this.view(await this.reload(tx, id), ctx);
       const event = { resource: 'network' as const, operation: 'update' as const, request: ctx, current, original };
       deps.drivers.precommit(event);

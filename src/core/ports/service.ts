@@ -52,7 +52,7 @@ import {
 } from './fixed-ips.js';
 import { generateUniqueMac, randomMac } from './mac.js';
 import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
+import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
 
 /** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
 const ROUTER_PORT_OWNERS = ['network:router_interface', 'network:router_gateway'];
@@ -269,26 +269,26 @@ export class PortService implements ResourceService {
     });
     const namesEnabled = portDnsNamesEnabled(deps.config.network.dns_domain);
     const now = timestamp();
-    const row: PortTable = {
+    const values: RowValues<'ports'> = {
       id: randomUUID(),
       project_id: projectId,
       network_id: networkId,
       name: item.name as string,
       mac_address: mac,
-      admin_state_up: deps.store.bool(item.admin_state_up as boolean),
+      admin_state_up: item.admin_state_up as boolean,
       status: 'DOWN',
       device_id: item.device_id as string,
       device_owner: deviceOwner,
-      port_security_enabled: deps.store.bool(security.portSecurity),
+      port_security_enabled: security.portSecurity,
       dns_name: namesEnabled ? (item.dns_name as string) : '',
       dns_domain: namesEnabled ? (item.dns_domain as string) : '',
       ip_allocation: requests !== undefined && requests.length === 0 ? 'none' : 'immediate',
       binding_host_id: (item['binding:host_id'] as string | null | undefined) ?? '',
       binding_vnic_type: item['binding:vnic_type'] as string,
-      binding_profile: JSON.stringify(item['binding:profile'] ?? {}),
+      binding_profile: (item['binding:profile'] as Record<string, unknown> | null | undefined) ?? {},
       // Set by the drivers below, once the port is known.
       binding_vif_type: 'unbound',
-      binding_vif_details: '{}',
+      binding_vif_details: {},
       description: item.description as string,
       // Neutron's first revision is 1: its binding write bumps the new port once.
       revision_number: 1,
@@ -296,6 +296,7 @@ export class PortService implements ResourceService {
       updated_at: now,
     };
     // Built in memory rather than read back: the view is what was written.
+    const row = storedRow(deps.store, 'ports', values);
     const record = orderPortChildren({
       row,
       fixedIps: allocations,
@@ -308,9 +309,9 @@ export class PortService implements ResourceService {
       tags: (item.tags as string[] | undefined) ?? [],
     });
     const binding = deps.drivers.bindPort(this.view(record));
-    row.binding_vif_type = binding.vifType;
-    row.binding_vif_details = JSON.stringify(binding.vifDetails);
-    await insertRow(tx, 'ports', row);
+    values.binding_vif_type = binding.vifType;
+    values.binding_vif_details = binding.vifDetails;
+    Object.assign(row, await insertRow(deps.store, tx, 'ports', values));
     await insertPortChildren(tx, record);
     const view = this.view(record);
     deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
@@ -322,9 +323,9 @@ export class PortService implements ResourceService {
     const before = this.view((await getPortRecord(tx, id))!);
     const binding = this.deps.drivers.bindPort(before);
     if (binding.vifType === before['binding:vif_type']) return before;
-    await updateRow(tx, 'ports', id, {
+    await updateRow(this.deps.store, tx, 'ports', id, {
       binding_vif_type: binding.vifType,
-      binding_vif_details: JSON.stringify(binding.vifDetails),
+      binding_vif_details: binding.vifDetails,
     });
     return this.view((await getPortRecord(tx, id))!);
   }
@@ -352,21 +353,22 @@ export class PortService implements ResourceService {
     precondition: Precondition,
   ): Promise<{ result: View; events: ResourceContext[] }> {
     const { deps } = this;
-    await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+    await lockPortRow(deps.store, tx, id);
     const { record, network } = await this.visibleRecord(tx, ctx, id);
     const original = this.view(record);
     deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.target(original, network, ctx), body), body);
     if (Object.keys(body).length === 0) return { result: original, events: [] };
     checkRevision(record.row.revision_number, precondition);
     const { row } = record;
-    const patch: Partial<PortTable> = {};
+    const patch: RowPatch<'ports'> = {};
     for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
       if (key in body) patch[key] = body[key] as string;
     }
-    if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
+    if ('admin_state_up' in body) patch.admin_state_up = body.admin_state_up as boolean;
     if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
     if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
-    if ('binding:profile' in body) patch.binding_profile = JSON.stringify(body['binding:profile'] ?? {});
+    if ('binding:profile' in body)
+      patch.binding_profile = (body['binding:profile'] as Record<string, unknown> | null) ?? {};
     if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
       if ('dns_name' in body) patch.dns_name = body.dns_name as string;
       if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
@@ -381,7 +383,7 @@ export class PortService implements ResourceService {
     });
 
     const security = await securityForUpdate(deps, tx, ctx, record, body);
-    if (security.portSecurity !== undefined) patch.port_security_enabled = deps.store.bool(security.portSecurity);
+    if (security.portSecurity !== undefined) patch.port_security_enabled = security.portSecurity;
     if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
     if (security.addressPairs) {
       await replaceAddressPairs(
@@ -393,7 +395,11 @@ export class PortService implements ResourceService {
     if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
       await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
     }
-    await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
+    await updateRow(deps.store, tx, 'ports', id, {
+      ...patch,
+      revision_number: row.revision_number + 1,
+      updated_at: timestamp(),
+    });
     const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
     const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
     const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
@@ -428,8 +434,8 @@ export class PortService implements ResourceService {
       return {
         binding_host_id: host,
         binding_vif_type: 'unbound',
-        binding_vif_details: '{}',
-        binding_profile: '{}',
+        binding_vif_details: {},
+        binding_profile: {},
         binding_vnic_type: 'normal',
         status,
       };
@@ -444,17 +450,17 @@ export class PortService implements ResourceService {
   private async updateFromDataPlane(
     portId: string,
     requestId: string,
-    patch: (row: PortTable) => Partial<PortTable> | undefined,
+    patch: (row: PortTable) => RowPatch<'ports'> | undefined,
   ): Promise<View | undefined> {
     const { deps } = this;
     const ctx = adminContext(requestId);
     return writeTransaction(deps, async (tx) => {
-      await lockPortRow(tx, portId, deps.store.dialect.capabilities.supportsRowLocks);
+      await lockPortRow(deps.store, tx, portId);
       const record = await getPortRecord(tx, portId);
       const changes = record && patch(record.row);
       if (!record || !changes) return { result: undefined, events: [] };
       const original = this.view(record);
-      await updateRow(tx, 'ports', portId, {
+      await updateRow(deps.store, tx, 'ports', portId, {
         ...changes,
         revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),
@@ -517,7 +523,7 @@ export class PortService implements ResourceService {
   async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
     const { deps } = this;
     await writeTransaction(deps, async (tx) => {
-      await lockPortRow(tx, id, deps.store.dialect.capabilities.supportsRowLocks);
+      await lockPortRow(deps.store, tx, id);
       const { record, network } = await this.visibleRecord(tx, ctx, id);
       const current = this.view(record);
       deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
@@ -533,7 +539,7 @@ export class PortService implements ResourceService {
    * the caller's transaction, without the checks that keep users from deleting it directly.
    */
   async deleteWithin(tx: Tx, id: string): Promise<ResourceContext[]> {
-    await lockPortRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
+    await lockPortRow(this.deps.store, tx, id);
     const record = await getPortRecord(tx, id);
     return record ? this.deleteIn(tx, adminContext('internal'), this.view(record)) : [];
   }

@@ -40,10 +40,10 @@ import {
   projectHasPorts,
   projectsWithGatewayOn,
   retargetRbac,
+  rbacVisibility,
 } from '../../store/rbac.js';
 import type { NetworkRbacTable } from '../../store/schema.js';
 import { updateRow } from '../../store/rows.js';
-import { sql } from 'kysely';
 import { RBAC_POLICY_SPEC } from './attributes.js';
 
 /** `NetworkRBAC.get_valid_actions()`, printed as Neutron prints the Python tuple. */
@@ -75,7 +75,7 @@ export class RbacPolicyService implements ResourceService {
   }
 
   private scope(ctx: RequestContext): Condition {
-    return ctx.isAdmin ? TRUE : sql`network_rbacs.project_id = ${ctx.projectId ?? ''}`;
+    return ctx.isAdmin ? TRUE : rbacVisibility(ctx.projectId);
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
@@ -110,7 +110,7 @@ export class RbacPolicyService implements ResourceService {
   }
 
   private async bumpNetwork(tx: Tx, network: NetworkAccess): Promise<void> {
-    await updateRow(tx, 'networks', network.row.id, {
+    await updateRow(this.deps.store, tx, 'networks', network.row.id, {
       revision_number: network.row.revision_number + 1,
       updated_at: timestamp(),
     });
@@ -143,7 +143,7 @@ export class RbacPolicyService implements ResourceService {
       }
       await insertRbac(tx, row);
       // An external policy turns the network external (for the targeted projects only).
-      if (action === ACCESS_AS_EXTERNAL) await markExternal(tx, deps.store, network.row.id);
+      if (action === ACCESS_AS_EXTERNAL) await markExternal(deps.store, tx, network.row.id);
       await this.bumpNetwork(tx, network);
       return { result: [rbacView(row)], events: [] };
     });
@@ -242,7 +242,7 @@ export class RbacPolicyService implements ResourceService {
       await deleteRbacRow(tx, id);
       // The last external policy gone, the network is internal again.
       if (row.action === ACCESS_AS_EXTERNAL && !(await hasRbacAction(tx, row.object_id, ACCESS_AS_EXTERNAL))) {
-        await setExternal(tx, deps.store, row.object_id, false, network.row.project_id, randomUUID());
+        await setExternal(deps.store, tx, row.object_id, false, network.row.project_id, randomUUID());
       }
       await this.bumpNetwork(tx, network);
       return { result: undefined, events: [] };

@@ -87,7 +87,7 @@ export class RouterGateways {
       if ((await floatingIpsWhere(tx, { router_id: router.id })).length > 0) {
         throw RouterExternalGatewayInUseByFloatingIp({ router_id: router.id, net_id: current.networkId });
       }
-      await updateRow(tx, 'routers', router.id, { gw_port_id: null });
+      await updateRow(this.deps.store, tx, 'routers', router.id, { gw_port_id: null });
       events.push(...(await this.ports.deleteWithin(tx, gwPortId)));
       gwPortId = null;
     }
@@ -109,7 +109,7 @@ export class RouterGateways {
       events.push((await this.ports.updateWithin(tx, gwPortId, { fixed_ips: request.external_fixed_ips })).event);
     }
     const enableSnat = request.enable_snat ?? this.deps.config.network.enable_snat_by_default;
-    await updateRow(tx, 'routers', router.id, { gw_port_id: gwPortId, enable_snat: this.deps.store.bool(enableSnat) });
+    await updateRow(this.deps.store, tx, 'routers', router.id, { gw_port_id: gwPortId, enable_snat: enableSnat });
     return events;
   }
 }

@@ -98,7 +98,7 @@ export class L3AgentScheduler {
     await writeTransaction(deps, async (tx) => {
       const record = await this.routers.getVisible(tx, ctx, routerId);
       await replaceL3Agents(tx, routerId, agents);
-      await updateRow(tx, 'routers', routerId, {
+      await updateRow(deps.store, tx, 'routers', routerId, {
         revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),
       });

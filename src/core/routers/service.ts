@@ -8,7 +8,6 @@
  * request leaves neither a stray port nor a router pointing at a missing one.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { RouterState } from '../../drivers/host.js';
 import type { ResourceContext } from '../../drivers/contract.js';
 import type { Db, Tx } from '../../store/database.js';
@@ -25,9 +24,10 @@ import {
   routerPortIds,
   type RouterRecord,
   type RouterRoute,
+  routerVisibility,
 } from '../../store/routers.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
-import { toBool, type RouterTable } from '../../store/schema.js';
+import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
+import { toBool } from '../../store/schema.js';
 import { subnetsOfNetwork, getSubnetRow } from '../../store/subnets.js';
 import { addTags } from '../../store/tags.js';
 import type { RequestContext } from '../context.js';
@@ -128,7 +128,7 @@ export class RouterService implements ResourceService {
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
-    const scope = ctx.isAdmin ? TRUE : sql`routers.project_id = ${ctx.projectId ?? ''}`;
+    const scope = ctx.isAdmin ? TRUE : routerVisibility(ctx.projectId);
     const { records, markerFound } = await listRouterRecords(
       { store: this.deps.store, projectId: ctx.projectId },
       query,
@@ -155,7 +155,7 @@ export class RouterService implements ResourceService {
 
   /** A locked, current record inside `tx` (the router's ports change one writer at a time). */
   private async lockedRecord(tx: Tx, ctx: RequestContext, id: string): Promise<RouterRecord> {
-    const row = await lockRouterRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
+    const row = await lockRouterRow(this.deps.store, tx, id);
     const [record] = row ? await loadRouterRecords(tx, [row]) : [];
     if (!record || !this.canSee(ctx, record)) throw this.notFound(id);
     return record;
@@ -167,7 +167,7 @@ export class RouterService implements ResourceService {
 
   /** One revision more, as every write to the router or its ports gives it (`revises_on_change`). */
   private async bump(tx: Tx, record: RouterRecord): Promise<void> {
-    await updateRow(tx, 'routers', record.row.id, {
+    await updateRow(this.deps.store, tx, 'routers', record.row.id, {
       revision_number: record.row.revision_number + 1,
       updated_at: timestamp(),
     });
@@ -182,28 +182,28 @@ export class RouterService implements ResourceService {
       const events: Events = [];
       for (const item of items) {
         const now = timestamp();
-        const row: RouterTable = {
+        const values: RowValues<'routers'> = {
           id: randomUUID(),
           project_id: item.project_id as string,
           name: item.name as string,
-          admin_state_up: deps.store.bool(item.admin_state_up as boolean),
+          admin_state_up: item.admin_state_up as boolean,
           status: 'ACTIVE',
-          enable_snat: deps.store.bool(deps.config.network.enable_snat_by_default),
+          enable_snat: deps.config.network.enable_snat_by_default,
           gw_port_id: null,
-          availability_zone_hints: JSON.stringify(item.availability_zone_hints ?? []),
+          availability_zone_hints: (item.availability_zone_hints as string[] | undefined) ?? [],
           description: item.description as string,
           revision_number: 0,
           created_at: now,
           updated_at: now,
         };
-        await insertRow(tx, 'routers', row);
+        const row = await insertRow(deps.store, tx, 'routers', values);
         await addTags(tx, 'router', row.id, (item.tags as string[] | undefined) ?? []);
         const request = gatewayRequest(item.external_gateway_info);
         const portEvents: Events = [];
         if (request) {
           portEvents.push(...(await this.gateways.apply(tx, ctx, await this.reload(tx, row.id), request)));
           // The gateway port and its binding each bump a new router once in Neutron.
-          await updateRow(tx, 'routers', row.id, { revision_number: 2 });
+          await updateRow(deps.store, tx, 'routers', row.id, { revision_number: 2 });
         }
         const current = this.view(await this.reload(tx, row.id));
         views.push(current);
@@ -223,11 +223,11 @@ export class RouterService implements ResourceService {
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       checkRevision(record.row.revision_number, precondition);
       const events: Events = [];
-      const patch: Partial<RouterTable> = {};
+      const patch: RowPatch<'routers'> = {};
       if ('name' in body) patch.name = body.name as string;
       if ('description' in body) patch.description = body.description as string;
-      if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
-      if (Object.keys(patch).length) await updateRow(tx, 'routers', id, patch);
+      if ('admin_state_up' in body) patch.admin_state_up = body.admin_state_up as boolean;
+      if (Object.keys(patch).length) await updateRow(deps.store, tx, 'routers', id, patch);
       if ('external_gateway_info' in body) {
         events.push(...(await this.gateways.apply(tx, ctx, record, gatewayRequest(body.external_gateway_info))));
       }

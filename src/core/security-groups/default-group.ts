@@ -71,12 +71,12 @@ export async function ensureDefaultSecurityGroup(
   const now = timestamp();
   const rules = initialRules(id, projectId, true, now);
   await quotas.enforce(tx, projectId, { security_group_rule: rules.length });
-  await insertRow(tx, 'security_groups', {
+  await insertRow(store, tx, 'security_groups', {
     id,
     project_id: projectId,
     name: DEFAULT_SECURITY_GROUP_NAME,
     description: DEFAULT_SECURITY_GROUP_DESCRIPTION,
-    stateful: store.bool(true),
+    stateful: true,
     revision_number: 1,
     created_at: now,
     updated_at: now,

@@ -44,7 +44,7 @@ import {
   initialRules,
 } from './default-group.js';
 import { securityGroupView } from './views.js';
-import { insertRow, updateRow } from '../../store/rows.js';
+import { insertRow, type RowPatch, updateRow } from '../../store/rows.js';
 
 /** Admins see every group; everyone else the groups of their project. */
 export function canSeeSecurityGroup(ctx: RequestContext, row: Pick<SecurityGroupTable, 'project_id'>): boolean {
@@ -100,12 +100,12 @@ export class SecurityGroupService implements ResourceService {
     const now = timestamp();
     const rules = initialRules(id, projectId, false, now);
     await deps.quotas.enforce(tx, projectId, { security_group_rule: rules.length });
-    await insertRow(tx, 'security_groups', {
+    await insertRow(deps.store, tx, 'security_groups', {
       id,
       project_id: projectId,
       name: item.name as string,
       description: item.description as string,
-      stateful: deps.store.bool(item.stateful as boolean),
+      stateful: item.stateful as boolean,
       // Neutron's first revision is 1: writing the initial rules bumps the new group once.
       revision_number: 1,
       created_at: now,
@@ -139,11 +139,11 @@ export class SecurityGroupService implements ResourceService {
       if (row.name === DEFAULT_SECURITY_GROUP_NAME && 'name' in body) throw SecurityGroupCannotUpdateDefault({});
       checkRevision(row.revision_number, precondition);
 
-      const patch: Partial<SecurityGroupTable> = { revision_number: row.revision_number + 1, updated_at: timestamp() };
+      const patch: RowPatch<'security_groups'> = { revision_number: row.revision_number + 1, updated_at: timestamp() };
       if ('name' in body) patch.name = body.name as string;
       if ('description' in body) patch.description = body.description as string;
-      if ('stateful' in body) patch.stateful = deps.store.bool(body.stateful as boolean);
-      await updateRow(tx, 'security_groups', id, patch);
+      if ('stateful' in body) patch.stateful = body.stateful as boolean;
+      await updateRow(deps.store, tx, 'security_groups', id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
       const event = {
         resource: 'security_group' as const,

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE } from '../../store/list.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
-import { toBool, type SubnetPoolTable } from '../../store/schema.js';
+import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
+import { toBool } from '../../store/schema.js';
 import {
   allocatedFromPool,
   getSubnetPoolRecord,
@@ -113,7 +113,7 @@ export class SubnetPoolService implements ResourceService {
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
-    const scope = ctx.isAdmin ? TRUE : subnetPoolVisibility(ctx.projectId, this.deps.store.bool(true));
+    const scope = ctx.isAdmin ? TRUE : subnetPoolVisibility(this.deps.store, ctx.projectId);
     const { records, markerFound } = await listSubnetPoolRecords(
       { store: this.deps.store, projectId: ctx.projectId },
       query,
@@ -155,7 +155,7 @@ export class SubnetPoolService implements ResourceService {
     const bounds = { min, max, default: (item.default_prefixlen as number | undefined) ?? min };
     checkBounds(version, bounds);
     const now = timestamp();
-    const row: SubnetPoolTable = {
+    const values: RowValues<'subnetpools'> = {
       id: randomUUID(),
       project_id: item.project_id as string,
       name: item.name as string,
@@ -164,14 +164,14 @@ export class SubnetPoolService implements ResourceService {
       min_prefixlen: bounds.min,
       max_prefixlen: bounds.max,
       default_quota: (item.default_quota as number | undefined) ?? null,
-      is_default: this.deps.store.bool(item.is_default as boolean),
-      shared: this.deps.store.bool(item.shared as boolean),
+      is_default: item.is_default as boolean,
+      shared: item.shared as boolean,
       description: item.description as string,
       revision_number: 0,
       created_at: now,
       updated_at: now,
     };
-    await insertRow(tx, 'subnetpools', row);
+    const row = await insertRow(this.deps.store, tx, 'subnetpools', values);
     await replacePrefixes(tx, row.id, prefixes);
     await addTags(tx, 'subnetpool', row.id, (item.tags as string[] | undefined) ?? []);
     return this.view((await getSubnetPoolRecord(tx, row.id))!);
@@ -200,7 +200,7 @@ export class SubnetPoolService implements ResourceService {
         default: (body.default_prefixlen as number | undefined) ?? record.row.default_prefixlen,
       };
       checkBounds(version, bounds);
-      const patch: Partial<SubnetPoolTable> = {
+      const patch: RowPatch<'subnetpools'> = {
         default_prefixlen: bounds.default,
         min_prefixlen: bounds.min,
         max_prefixlen: bounds.max,
@@ -208,8 +208,8 @@ export class SubnetPoolService implements ResourceService {
       if ('name' in body) patch.name = body.name as string;
       if ('description' in body) patch.description = body.description as string;
       if ('default_quota' in body) patch.default_quota = body.default_quota as number;
-      if ('is_default' in body) patch.is_default = deps.store.bool(body.is_default as boolean);
-      await updateRow(tx, 'subnetpools', id, {
+      if ('is_default' in body) patch.is_default = body.is_default as boolean;
+      await updateRow(deps.store, tx, 'subnetpools', id, {
         ...patch,
         revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),

@@ -64,7 +64,7 @@ import { loadTags } from '../../store/tags.js';
 import { SUBNET_SPEC } from './attributes.js';
 import type { SubnetPoolService } from '../subnetpools/service.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
-import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
+import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
 
 /** neutron.ipam.exceptions.IpamValueInvalid: a Conflict carrying its own message. */
 const IpamValueInvalid = define<{ message: string }>('IpamValueInvalid', 'Conflict', '%(message)s');
@@ -266,7 +266,7 @@ export class SubnetService implements ResourceService {
     }
 
     const now = timestamp();
-    const row: SubnetTable = {
+    const values: RowValues<'subnets'> = {
       id: randomUUID(),
       project_id: item.project_id as string,
       network_id: networkRow.id,
@@ -275,21 +275,21 @@ export class SubnetService implements ResourceService {
       cidr,
       subnetpool_id: poolId,
       gateway_ip: gateway === null ? null : formatIp(net.version, gateway),
-      enable_dhcp: deps.store.bool(request.enable_dhcp),
+      enable_dhcp: request.enable_dhcp,
       ipv6_ra_mode: request.ipv6_ra_mode ?? null,
       ipv6_address_mode: request.ipv6_address_mode ?? null,
-      allocation_pools: JSON.stringify(pools.map((p) => formatRange(net.version, p))),
-      dns_nameservers: JSON.stringify(request.dns_nameservers ?? []),
-      host_routes: JSON.stringify(request.host_routes ?? []),
-      service_types: JSON.stringify([...((item.service_types as string[] | undefined) ?? [])].sort()),
-      dns_publish_fixed_ip: deps.store.bool(item.dns_publish_fixed_ip as boolean),
+      allocation_pools: pools.map((p) => formatRange(net.version, p)),
+      dns_nameservers: request.dns_nameservers ?? [],
+      host_routes: request.host_routes ?? [],
+      service_types: [...((item.service_types as string[] | undefined) ?? [])].sort(),
+      dns_publish_fixed_ip: item.dns_publish_fixed_ip as boolean,
       position: await nextSubnetPosition(tx, networkRow.id),
       description: item.description as string,
       revision_number: 0,
       created_at: now,
       updated_at: now,
     };
-    await insertRow(tx, 'subnets', row);
+    const row = await insertRow(deps.store, tx, 'subnets', values);
     await bumpNetworkRevision(tx, networkRow.id, now);
     const ipam = toIpamSubnet(row);
     if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
@@ -345,13 +345,13 @@ export class SubnetService implements ResourceService {
           ipv6_address_mode: row.ipv6_address_mode,
         },
       );
-      const patch: Partial<SubnetTable> = {};
+      const patch: RowPatch<'subnets'> = {};
       for (const key of ['name', 'description'] as const) if (key in body) patch[key] = body[key] as string;
       for (const key of ['enable_dhcp', 'dns_publish_fixed_ip'] as const) {
-        if (key in body) patch[key] = deps.store.bool(body[key] as boolean);
+        if (key in body) patch[key] = body[key] as boolean;
       }
       for (const key of ['dns_nameservers', 'host_routes', 'service_types'] as const) {
-        if (key in body) patch[key] = JSON.stringify(body[key] ?? []);
+        if (key in body) patch[key] = (body[key] as readonly unknown[] | null) ?? [];
       }
       let gateway = row.gateway_ip === null ? null : parseIp(row.gateway_ip)!.value;
       if ('gateway_ip' in body) {
@@ -363,13 +363,17 @@ export class SubnetService implements ResourceService {
       let pools = toIpamSubnet(row).pools;
       if ('allocation_pools' in body) {
         pools = validatePools((body.allocation_pools as PoolText[] | null) ?? [], net);
-        patch.allocation_pools = JSON.stringify(pools.map((p) => formatRange(net.version, p)));
+        patch.allocation_pools = pools.map((p) => formatRange(net.version, p));
       }
       if (gateway !== null && ('gateway_ip' in body || 'allocation_pools' in body)) {
         checkGatewayOutOfPools(net.version, gateway, pools);
       }
       const now = timestamp();
-      await updateRow(tx, 'subnets', id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
+      await updateRow(deps.store, tx, 'subnets', id, {
+        ...patch,
+        revision_number: row.revision_number + 1,
+        updated_at: now,
+      });
       await bumpNetworkRevision(tx, row.network_id, now);
       const current = this.view({ ...record, row: (await getSubnetRow(tx, id))! });
       const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };

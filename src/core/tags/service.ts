@@ -7,7 +7,6 @@
  * on it: a parent the caller may not see is a 403, not hidden. A request that changes the tags
  * bumps the parent's revision once; one that changes nothing does not.
  */
-import { sql } from 'kysely';
 import type { PolicyTarget } from '../authorizer.js';
 import { elevated, type RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -17,6 +16,7 @@ import { timestamp } from '../standard-attributes.js';
 import { isPlainObject, validateListOfUniqueStrings, validateString } from '../validators.js';
 import type { Db, Tx } from '../../store/database.js';
 import { getNetworkAccess, isExternal, isSharedWith } from '../../store/networks.js';
+import { bumpRevision } from '../../store/rows.js';
 import { addTags, loadTags, removeTags } from '../../store/tags.js';
 
 export const MAX_TAG_LENGTH = 255;
@@ -111,9 +111,7 @@ export class TagService {
   }
 
   private async bump(tx: Tx, parent: TagParent, id: string): Promise<void> {
-    await sql`update ${sql.table(parent.table)} set revision_number = revision_number + 1, updated_at = ${timestamp()} where id = ${id}`.execute(
-      tx,
-    );
+    await bumpRevision(tx, parent.table, id, timestamp());
   }
 
   async list(ctx: RequestContext, path: string, id: string): Promise<string[]> {

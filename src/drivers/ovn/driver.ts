@@ -1,7 +1,8 @@
 /**
- * The OVN mechanism driver: the NB and SB connections, the writes after each API change, the
- * repair loop (drift seen on the NB monitor, a full pass at start, after every reconnect and
- * periodically on one replica), port status and agents from the SB, and port binding to chassis.
+ * The OVN mechanism driver, composed: the NB and SB connections, the writes after each API change,
+ * the repair loop (`repair/`: drift seen on the NB monitor, a full pass at start, after every
+ * reconnect and periodically on one replica), what OVN reports back (`status/`: port status, VIP
+ * holders, chassis as agents and port binding, floating IP status) and router gateway scheduling.
  *
  * Like ML2/OVN, postcommit hooks write the NB before the API answers; unlike it, they re-read the
  * resource from the database, so two writes racing on one resource converge on the later one.
@@ -14,16 +15,14 @@ import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
 import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext, VirtualPortHolder } from '../contract.js';
 import type { DriverHost, FloatingIpState, PortState, SubnetState } from '../host.js';
-import { ChassisAgents } from './chassis-agents.js';
 import { RouterGateways } from './gateways.js';
 import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
-import { keyOf, NbSync, type ResourceKey } from './nb-sync.js';
-import { NB_MONITORED } from './nb-view.js';
-import { isNeutronPort, isPortUp, NbWatch } from './nb-watch.js';
+import { NB_MONITORED, NbView } from './nb-view.js';
 import { OvsdbClient, OvsdbNotConnected, type NbTables, type SbTables } from './ovsdb/index.js';
+import { DesiredState, keyOf, NbSync, RepairLoop, type ResourceKey } from './repair/index.js';
 import { isRouterPort } from './router-mapping.js';
-import { VirtualPortLocations, type LearnedVip } from './virtual-ports.js';
+import { ChassisAgents, floatingIpStatus, PortStatus, VirtualPortLocations, type LearnedVip } from './status/index.js';
 
 const SB_MONITORED = {
   Chassis: ['name', 'hostname', 'other_config', 'external_ids', 'encaps'],
@@ -33,9 +32,6 @@ const SB_MONITORED = {
   // What routers learned: in `learned-mac` mode, which amphora holds a VIP.
   MAC_Binding: ['logical_port', 'ip', 'mac', 'datapath', 'timestamp'],
 } as const;
-
-/** Only one replica runs the periodic full pass at a time. */
-const FULL_SYNC_LOCK = 'octonet:ovn-full-sync';
 
 export interface OvnDriverOptions {
   readonly ovn: OvnConfig & { nb_connection: string; sb_connection: string };
@@ -73,13 +69,12 @@ export class OvnMechanismDriver implements MechanismDriver {
   readonly nb: OvsdbClient<NbTables>;
   readonly sb: OvsdbClient<SbTables>;
   readonly metrics: OvnMetrics;
+  private readonly nbView: NbView;
   private host!: DriverHost;
   private sync!: NbSync;
-  private watch!: NbWatch;
-  private periodic: NodeJS.Timeout | undefined;
-  private fullSyncRunning: Promise<void> | undefined;
-  private fullSyncAgain: string | undefined;
+  private repair!: RepairLoop;
   private stopped = false;
+  private readonly portStatus: PortStatus;
   private readonly chassis: ChassisAgents;
   private readonly gateways: RouterGateways;
   private readonly virtualPorts: VirtualPortLocations;
@@ -100,9 +95,11 @@ export class OvnMechanismDriver implements MechanismDriver {
       tables: SB_MONITORED,
     });
     this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
+    this.nbView = new NbView(this.nb.replica);
+    this.portStatus = new PortStatus({ nbView: this.nbView, host: () => this.host, metrics: this.metrics, logger });
     this.chassis = new ChassisAgents(this.nb, this.sb, ovn.agent_down_time * 1000);
     this.gateways = new RouterGateways({
-      nbView: () => this.sync.nbView,
+      nbView: () => this.nbView,
       chassis: this.chassis,
       reconcileRouter: (id) => this.reconcile(keyOf('router', id)),
       stopped: () => this.stopped,
@@ -136,34 +133,38 @@ export class OvnMechanismDriver implements MechanismDriver {
   async start(host: DriverHost): Promise<void> {
     const { logger } = this.options;
     this.host = host;
-    this.sync = new NbSync({
-      nb: this.nb,
+    const desired = new DesiredState({
+      nbView: this.nbView,
       reader: host.reader,
       mapping: this.mappingOptions(),
       randomMac: randomMacFrom(this.options.baseMac),
-      metrics: this.metrics,
-      logger,
       router: {
         macBindingAgeThreshold: this.options.ovn.mac_binding_age_threshold,
         metadataEnabled: this.options.ovn.metadata_enabled,
       },
       scheduleGateway: (router, external, current) => this.gateways.schedule(router, external, current),
     });
-    this.watch = new NbWatch({
+    const common = { nbView: this.nbView, desired, metrics: this.metrics, logger };
+    this.sync = new NbSync({ ...common, nb: this.nb, reader: host.reader });
+    this.repair = new RepairLoop({
+      ...common,
+      ovn: this.options.ovn,
+      nb: this.nb,
       sync: this.sync,
       host,
-      metrics: this.metrics,
-      logger,
-      requestFullSync: (trigger) => this.requestFullSync(trigger),
+      afterFullPass: () => this.statusPass(),
     });
-    this.nb.onChange((changes) => this.watch.onChanges(changes));
+    this.nb.onChange((changes) => {
+      this.portStatus.onNbChanges(changes);
+      this.repair.onNbChanges(changes);
+    });
     this.sb.onChange((changes) => {
       this.gateways.onSbChanges(changes);
       this.virtualPorts.onSbChanges(changes);
     });
     // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
     // back empty: compare everything then.
-    this.nb.on('synced', () => this.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
+    this.nb.on('synced', () => this.repair.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
     this.nb.on('disconnected', (reason) =>
       logger.warn({ err: reason?.message }, 'OVN NB connection lost; reconnecting'),
     );
@@ -171,99 +172,30 @@ export class OvnMechanismDriver implements MechanismDriver {
     // that follows the first connection.
     const connected = Promise.all([this.nb.start(), this.sb.start()]).then(() => true);
     const waited = await Promise.race([connected, sleep(this.options.ovn.startup_wait * 1000, false, { ref: false })]);
-    if (waited) await this.fullSyncRunning;
+    if (waited) await this.repair.fullPassDone();
     else
       logger.warn(
         { nb: this.options.ovn.nb_connection, sb: this.options.ovn.sb_connection },
         'OVN not reachable yet; serving the API and connecting in the background',
       );
-    const interval = this.options.ovn.full_sync_interval;
-    if (interval > 0) {
-      this.periodic = setInterval(() => this.requestFullSync('periodic'), interval * 1000);
-      this.periodic.unref();
-    }
+    this.repair.startPeriodic();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.periodic) clearInterval(this.periodic);
-    await this.fullSyncRunning;
+    await this.repair?.stop();
     await this.sync?.idle();
     await Promise.all([this.nb.close(), this.sb.close()]);
   }
 
   /** Resolves when queued NB work is done (tests and the demo wait on it). */
   async settled(): Promise<void> {
-    await this.fullSyncRunning;
+    await this.repair.fullPassDone();
     await this.sync.idle();
   }
 
   // -------------------------------------------------------------------------------------------
-  // Full passes
-
-  requestFullSync(trigger: string): void {
-    if (this.stopped) return;
-    if (this.fullSyncRunning) {
-      this.fullSyncAgain = trigger;
-      return;
-    }
-    this.fullSyncRunning = this.runFullSync(trigger).finally(() => {
-      this.fullSyncRunning = undefined;
-      const again = this.fullSyncAgain;
-      this.fullSyncAgain = undefined;
-      if (again) this.requestFullSync(again);
-    });
-  }
-
-  /** `NB_Global.options` that octonet's config sets (BFD timers); other keys are left alone. */
-  private async ensureGlobalOptions(): Promise<void> {
-    const { ovn } = this.options;
-    const wanted: Record<string, string> = {};
-    if (ovn.bfd_min_rx !== undefined) wanted['bfd-min-rx'] = String(ovn.bfd_min_rx);
-    if (ovn.bfd_min_tx !== undefined) wanted['bfd-min-tx'] = String(ovn.bfd_min_tx);
-    if (ovn.bfd_mult !== undefined) wanted['bfd-mult'] = String(ovn.bfd_mult);
-    const global = [...this.nb.replica.table('NB_Global').values()][0];
-    if (!global || Object.entries(wanted).every(([k, v]) => global.options[k] === v)) return;
-    await this.sync.transact([
-      {
-        op: 'update',
-        table: 'NB_Global',
-        where: [['_uuid', '==', global._uuid]],
-        row: { options: { ...global.options, ...wanted } },
-      },
-    ]);
-  }
-
-  private async runFullSync(trigger: string): Promise<void> {
-    const { logger } = this.options;
-    this.watch.pause();
-    try {
-      await this.ensureGlobalOptions();
-      const ran = await this.host.exclusively(FULL_SYNC_LOCK, async () => {
-        const report = await this.sync.fullSync();
-        this.metrics.fullSyncs.inc({ trigger });
-        const changed = report.created + report.updated + report.deleted;
-        for (const action of ['created', 'updated', 'deleted'] as const) {
-          if (report[action] > 0 && trigger !== 'start')
-            this.metrics.repairs.inc({ resource: 'full-pass', action }, report[action]);
-        }
-        (changed > 0 && trigger !== 'start' ? logger.warn.bind(logger) : logger.info.bind(logger))(
-          { trigger, ...report },
-          changed > 0 ? 'OVN NB brought in line with the database' : 'OVN NB matches the database',
-        );
-        await this.statusPass();
-      });
-      if (!ran) logger.debug({ trigger }, 'another replica is running the full OVN pass');
-    } catch (error) {
-      const level = error instanceof OvsdbNotConnected ? 'warn' : 'error';
-      logger[level](
-        { err: error, trigger },
-        'full OVN pass failed; it runs again on reconnect or at the next interval',
-      );
-    } finally {
-      this.watch.resume();
-    }
-  }
+  // Status from OVN (status/)
 
   /**
    * Ports whose status disagrees with their LSP, and virtual ports whose host disagrees with their
@@ -272,15 +204,9 @@ export class OvnMechanismDriver implements MechanismDriver {
   private async statusPass(): Promise<void> {
     const { ports } = await this.host.reader.snapshot();
     const byId = new Map(ports.map((port) => [port.id, port]));
-    for (const port of ports) {
-      const lsp = this.sync.nbView.switchPort(port.id);
-      // A VIP's status follows who holds it (virtual-ports.ts), not a VIF.
-      if (!lsp || !isNeutronPort(lsp) || lsp.type === 'virtual' || lsp.external_ids[LEARNED_VIP_EXT_ID]) continue;
-      const up = isPortUp(lsp);
-      if (up !== (port.status === 'ACTIVE')) await this.host.reportPortUp(port.id, up);
-    }
+    await this.portStatus.resync(ports);
     await this.virtualPorts.resync(
-      (id) => this.sync.nbView.switchPort(id)?.type === 'virtual',
+      (id) => this.nbView.switchPort(id)?.type === 'virtual',
       (id) => byId.get(id)?.['binding:host_id'],
     );
   }
@@ -373,8 +299,7 @@ export class OvnMechanismDriver implements MechanismDriver {
     const routers = new Set([fip.router_id, original?.router_id].filter((id): id is string => !!id));
     for (const router of routers) await this.reconcile(keyOf('router', router));
     if (operation === 'delete') return;
-    const nat = [...this.nb.replica.table('NAT').values()].some((row) => row.external_ids['neutron:fip_id'] === fip.id);
-    const status = nat ? 'ACTIVE' : 'DOWN';
+    const status = floatingIpStatus(this.nb.replica, fip.id);
     if (status !== fip.status) await this.host.reportFloatingIpStatus(fip.id, status);
   }
 
@@ -410,7 +335,7 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Chassis: binding and agents (chassis-agents.ts)
+  // Chassis: binding and agents (status/chassis-agents.ts)
 
   /** VIPs written in `learned-mac` mode, from the NB rows that mark them. */
   private learnedVips(): LearnedVip[] {

@@ -5,7 +5,7 @@
  * the chassis that holds the gateway now).
  */
 import type { NetworkState, RouterState } from '../host.js';
-import type { ChassisAgents } from './chassis-agents.js';
+import type { ChassisAgents } from './status/chassis-agents.js';
 import { scheduleGateway } from './gateway-scheduler.js';
 import type { NbView } from './nb-view.js';
 import type { RowChange, SbTables } from './ovsdb/index.js';

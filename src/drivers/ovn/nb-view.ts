@@ -52,6 +52,11 @@ export const NB_MONITORED = {
   HA_Chassis: ['chassis_name', 'priority'],
 } as const;
 
+/** A Neutron port's LSP (not a localnet, router-side or hand-made one). */
+export function isNeutronPort(row: Pick<LogicalSwitchPortRow, 'external_ids'>): boolean {
+  return row.external_ids['neutron:port_name'] !== undefined;
+}
+
 export class NbView {
   constructor(private readonly replica: ReplicaView<NbTables>) {}
 
@@ -69,6 +74,11 @@ export class NbView {
 
   switchPortByUuid(uuid: string): SwitchPortRow | undefined {
     return this.replica.get('Logical_Switch_Port', uuid);
+  }
+
+  /** The LSP uuids of these ports, leaving out ports without an LSP. */
+  switchPortUuids(portIds: readonly string[]): string[] {
+    return portIds.map((id) => this.switchPort(id)?._uuid).filter((uuid): uuid is string => !!uuid);
   }
 
   switchPorts(): Iterable<SwitchPortRow> {

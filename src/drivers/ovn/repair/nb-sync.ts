@@ -1,16 +1,15 @@
 /**
- * Converges the OVN northbound database to octonet's database: per resource (after each API write,
- * and when the NB drifts) and in full (at start, after a reconnect, periodically). The database is
- * the truth; every pass reads it afresh, maps it (`mapping.ts`), compares it with the NB replica
- * and writes only the difference (`planner.ts`).
+ * Converges the OVN northbound database to octonet's database one resource at a time (after each
+ * API write, and when the NB drifts); the full pass (`full-sync.ts`) shares its drift checks and
+ * its transaction path. The database is the truth; every reconcile reads it afresh, maps it
+ * (`desired-state.ts`), compares it with the NB replica and writes only the difference (`planner.ts`).
  *
  * Each resource's last desired state is remembered as a check (a plan against the replica), so
  * that a change seen on the NB monitor costs no database read when it is our own write echoing
  * back, and a drift is recognised the moment it shows.
  */
 import type { Logger } from 'pino';
-import type { FloatingIpState, NetworkState, PortState, ResourceReader, RouterState, SubnetState } from '../host.js';
-import { fullSync } from './full-sync.js';
+import type { PortState, ResourceReader, SubnetState } from '../../host.js';
 import { KeyedQueue } from './keyed-queue.js';
 import {
   DROP_PORT_GROUP,
@@ -18,22 +17,19 @@ import {
   isIgnoredPort,
   isMetadataPort,
   isTrustedPort,
-  localnetPorts,
-  logicalSwitch,
   logicalSwitchName,
   portGroupName,
   securityGroupPortGroup,
-  subnetDhcpOptions,
   subnetHasDhcpOptions,
-  switchPortRows,
   type DhcpOptionsSpec,
-  type MappingOptions,
-} from './mapping.js';
-import type { OvnMetrics } from './metrics.js';
-import { NbView } from './nb-view.js';
-import { logicalRouterName, routerRows, type RouterOptions, type RouterRows } from './router-mapping.js';
-import { planRouter } from './router-planner.js';
-import type { OvsdbClient, NbTables, Operation } from './ovsdb/index.js';
+} from '../mapping.js';
+import type { OvnMetrics } from '../metrics.js';
+import type { NbView } from '../nb-view.js';
+import { logicalRouterName } from '../router-mapping.js';
+import { planRouter } from '../router-planner.js';
+import type { OvsdbClient, NbTables, Operation } from '../ovsdb/index.js';
+import type { DesiredState } from './desired-state.js';
+import { keyOf, parseKey, type ResourceKey } from './resource-key.js';
 import {
   mergeMutations,
   planNetwork,
@@ -43,46 +39,22 @@ import {
   planSubnetDhcp,
   type Outcome,
   type Plan,
-} from './planner.js';
-
-export type ResourceKind = 'network' | 'subnet' | 'port' | 'security_group' | 'router';
-export type ResourceKey = `${ResourceKind}:${string}` | 'drop';
-
-export const keyOf = (kind: ResourceKind, id: string): ResourceKey => `${kind}:${id}`;
-
-function parseKey(key: ResourceKey): { kind: ResourceKind | 'drop'; id: string } {
-  if (key === 'drop') return { kind: 'drop', id: '' };
-  const i = key.indexOf(':');
-  return { kind: key.slice(0, i) as ResourceKind, id: key.slice(i + 1) };
-}
-
-export interface FullSyncReport {
-  readonly created: number;
-  readonly updated: number;
-  readonly deleted: number;
-  readonly unchanged: number;
-  readonly seconds: number;
-}
+} from '../planner.js';
 
 export interface NbSyncOptions {
   readonly nb: OvsdbClient<NbTables>;
+  /** The NB replica, read by the plans. */
+  readonly nbView: NbView;
+  /** What the NB should hold for a resource (shared with the full pass). */
+  readonly desired: DesiredState;
   readonly reader: ResourceReader;
-  readonly mapping: MappingOptions;
-  readonly randomMac: () => string;
   readonly metrics: OvnMetrics;
   readonly logger: Logger;
-  /** Router options ML2/OVN takes from its config, and whether networks get metadata ports. */
-  readonly router: RouterOptions & { metadataEnabled: boolean };
-  /** The chassis a router's gateway goes to, most preferred first (the driver knows the SB). */
-  readonly scheduleGateway: (
-    router: RouterState,
-    external: NetworkState | undefined,
-    current: readonly string[],
-  ) => string[];
 }
 
 export class NbSync {
   readonly nbView: NbView;
+  private readonly desired: DesiredState;
   private readonly queue = new KeyedQueue();
   /** Per resource: the plan that would bring the NB back to what we last wrote for it. */
   private readonly checks = new Map<ResourceKey, () => Plan>();
@@ -96,7 +68,8 @@ export class NbSync {
   private readonly subnetCache = new Map<string, SubnetState>();
 
   constructor(private readonly options: NbSyncOptions) {
-    this.nbView = new NbView(options.nb.replica);
+    this.nbView = options.nbView;
+    this.desired = options.desired;
   }
 
   /** Reconciles one resource from the database (serialised per resource). */
@@ -195,41 +168,6 @@ export class NbSync {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Desired state, shared by the per-resource and the full passes
-
-  desiredNetwork(network: NetworkState) {
-    return {
-      logicalSwitch: logicalSwitch(network, this.options.mapping),
-      localnets: localnetPorts(network, this.options.mapping),
-    };
-  }
-
-  desiredSubnet(subnet: SubnetState, network: NetworkState, metadataIp: string | undefined): DhcpOptionsSpec {
-    const existing = this.nbView.subnetDhcp(subnet.id)?.options;
-    const serverMac =
-      (subnet.ip_version === 4 ? existing?.server_mac : existing?.server_id) ?? this.options.randomMac();
-    return subnetDhcpOptions(subnet, network, metadataIp, serverMac, this.options.mapping);
-  }
-
-  portPlan(
-    port: PortState,
-    network: Pick<NetworkState, 'id' | 'mtu'>,
-    subnets: ReadonlyMap<string, SubnetState>,
-    addressPairHolders: ReadonlyMap<string, readonly string[]>,
-  ) {
-    const nb = this.nbView;
-    const rows = switchPortRows(port, {
-      network,
-      subnets,
-      subnetDhcp: (subnetId) => nb.subnetDhcp(subnetId),
-      addressPairHolders,
-      vipFailover: this.options.mapping.vipFailover,
-    });
-    const switchName = logicalSwitchName(port.network_id);
-    return () => planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid);
-  }
-
-  // -------------------------------------------------------------------------------------------
   // One resource
 
   private async reconcileNetwork(id: string): Promise<Outcome> {
@@ -244,7 +182,7 @@ export class NbSync {
         outcome: cleanup.length > 0 ? 'deleted' : plan.outcome,
       });
     }
-    const desired = this.desiredNetwork(network);
+    const desired = this.desired.network(network);
     return this.apply(key, () => planNetwork(this.nbView, name, desired));
   }
 
@@ -266,7 +204,7 @@ export class NbSync {
     if (network && subnetHasDhcpOptions(subnet)) {
       const metadata = subnet.ip_version === 4 ? await reader.metadataPort(network.id) : undefined;
       const metadataIp = metadata?.fixed_ips.find((ip) => ip.subnet_id === id)?.ip_address;
-      desired = this.desiredSubnet(subnet, network, metadataIp);
+      desired = this.desired.subnet(subnet, network, metadataIp);
     }
     const copies = this.nbView.dhcpOfSubnet(id).flatMap((row) => row.external_ids.port_id ?? []);
     const outcome = await this.apply(key, () => planSubnetDhcp(this.nbView, id, desired));
@@ -312,7 +250,7 @@ export class NbSync {
       port.network_id,
       port.fixed_ips.map((ip) => ip.ip_address),
     );
-    return this.apply(key, this.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders));
+    return this.apply(key, this.desired.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders));
   }
 
   /**
@@ -330,33 +268,6 @@ export class NbSync {
     return this.createThenKeep(key, (ids) => planPortGroup(this.nbView, name, desired, ids), members);
   }
 
-  /** A router's rows from its ports, their subnets and networks, and its floating IPs. */
-  async routerRows(
-    router: RouterState,
-    ports: readonly PortState[],
-    floatingIps: readonly FloatingIpState[],
-  ): Promise<RouterRows> {
-    const { reader } = this.options;
-    const subnets = new Map(
-      (await reader.subnets([...new Set(ports.flatMap((p) => p.fixed_ips.map((ip) => ip.subnet_id)))])).map((s) => [
-        s.id,
-        s,
-      ]),
-    );
-    const networks = new Map<string, NetworkState>();
-    for (const id of new Set([
-      ...ports.map((p) => p.network_id),
-      ...(router.external_gateway_info ? [router.external_gateway_info.network_id] : []),
-    ])) {
-      const network = await reader.network(id);
-      if (network) networks.set(id, network);
-    }
-    const external = router.external_gateway_info ? networks.get(router.external_gateway_info.network_id) : undefined;
-    const current = this.nbView.gatewayChassisOf(logicalRouterName(router.id));
-    const gatewayChassis = router.gw_port_id ? this.options.scheduleGateway(router, external, current) : [];
-    return routerRows(router, { ports, subnets, networks, floatingIps, gatewayChassis }, this.options.router);
-  }
-
   private async reconcileRouter(id: string): Promise<Outcome> {
     const key = keyOf('router', id);
     const { reader } = this.options;
@@ -364,7 +275,7 @@ export class NbSync {
     const name = logicalRouterName(id);
     if (!router) return this.remove(key, planRouter(this.nbView, name, undefined));
     const [ports, floatingIps] = await Promise.all([reader.portsOfRouter(id), reader.floatingIpsOfRouter(id)]);
-    const rows = await this.routerRows(router, ports, floatingIps);
+    const rows = await this.desired.routerRows(router, ports, floatingIps);
     return this.apply(key, () => planRouter(this.nbView, name, rows));
   }
 
@@ -391,19 +302,10 @@ export class NbSync {
     plan: (members: string[] | undefined) => Plan,
     memberPorts: readonly string[] | undefined,
   ): Promise<Outcome> {
-    const first = plan(memberPorts && this.lspUuids(memberPorts));
+    const first = plan(memberPorts && this.nbView.switchPortUuids(memberPorts));
     this.checks.set(key, () => plan(undefined));
     await this.transact(first.ops);
     return first.outcome;
-  }
-
-  lspUuids(portIds: readonly string[]): string[] {
-    return portIds.map((id) => this.nbView.switchPort(id)?._uuid).filter((uuid): uuid is string => !!uuid);
-  }
-
-  /** Compares the whole database with the NB and writes every difference (see full-sync.ts). */
-  fullSync(): Promise<FullSyncReport> {
-    return fullSync(this, this.options);
   }
 
   /** Keeps `plan` as the resource's drift check (the full pass shares the per-resource checks). */

@@ -5,7 +5,7 @@
  * after every NB reconnect, periodically, and when drift is too large to repair one by one.
  */
 import type { Logger } from 'pino';
-import type { Snapshot } from '../host.js';
+import type { ResourceReader, Snapshot } from '../../host.js';
 import {
   DROP_PORT_GROUP,
   dropPortGroup,
@@ -16,11 +16,14 @@ import {
   portGroupName,
   securityGroupPortGroup,
   subnetHasDhcpOptions,
-} from './mapping.js';
-import { keyOf, type FullSyncReport, type NbSync, type NbSyncOptions, type ResourceKey } from './nb-sync.js';
-import { OvsdbTransactionError, type Operation } from './ovsdb/index.js';
-import { isRouterPort, logicalRouterName } from './router-mapping.js';
-import { planRouter } from './router-planner.js';
+} from '../mapping.js';
+import type { OvnMetrics } from '../metrics.js';
+import type { NbView } from '../nb-view.js';
+import { OvsdbTransactionError, type Operation } from '../ovsdb/index.js';
+import { isRouterPort, logicalRouterName } from '../router-mapping.js';
+import { planRouter } from '../router-planner.js';
+import type { DesiredState } from './desired-state.js';
+import { keyOf, type ResourceKey } from './resource-key.js';
 import {
   planNetwork,
   planNetworkDhcpCleanup,
@@ -29,23 +32,49 @@ import {
   planSubnetDhcp,
   type Outcome,
   type Plan,
-} from './planner.js';
+} from '../planner.js';
 
 /** Operations per NB transaction: large enough to be quick, small enough to stay snappy. */
 const BATCH_OPERATIONS = 2000;
 
-export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<FullSyncReport> {
+export interface FullSyncReport {
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly unchanged: number;
+  readonly seconds: number;
+}
+
+/**
+ * What the full pass needs of the per-resource repair (`NbSync`): to leave each resource's drift
+ * check behind, and to write through the same transaction path (merging, metrics).
+ */
+export interface NbWriter {
+  remember(key: ResourceKey, plan: () => Plan): void;
+  transact(ops: readonly Operation[]): Promise<void>;
+}
+
+export interface FullSyncDeps {
+  readonly writer: NbWriter;
+  readonly nbView: NbView;
+  readonly desired: DesiredState;
+  readonly reader: ResourceReader;
+  readonly metrics: OvnMetrics;
+  readonly logger: Logger;
+}
+
+export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
   const started = process.hrtime.bigint();
-  const snapshot = await options.reader.snapshot();
-  const nb = sync.nbView;
+  const snapshot = await deps.reader.snapshot();
+  const { nbView: nb, desired: desiredState } = deps;
   const counts: Record<Outcome, number> = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
-  const batch = new Batch(sync, counts, options.logger);
+  const batch = new Batch(deps.writer, counts, deps.logger);
 
   // 1. Switches (with localnet ports) and groups (membership comes last, once every LSP exists).
   await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), undefined));
   const networks = new Map(snapshot.networks.map((n) => [n.id, n]));
   for (const network of snapshot.networks) {
-    const desired = sync.desiredNetwork(network);
+    const desired = desiredState.network(network);
     const name = logicalSwitchName(network.id);
     await batch.add(keyOf('network', network.id), () => planNetwork(nb, name, desired));
   }
@@ -80,7 +109,7 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
     const network = networks.get(subnet.network_id);
     const desired =
       network && subnetHasDhcpOptions(subnet)
-        ? sync.desiredSubnet(subnet, network, metadataIps.get(subnet.id))
+        ? desiredState.subnet(subnet, network, metadataIps.get(subnet.id))
         : undefined;
     await batch.add(keyOf('subnet', subnet.id), () => planSubnetDhcp(nb, subnet.id, desired));
   }
@@ -107,7 +136,7 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
     const network = networks.get(port.network_id)!;
     await batch.add(
       keyOf('port', port.id),
-      sync.portPlan(port, network, subnets, holders.get(port.network_id) ?? new Map()),
+      desiredState.portPlan(port, network, subnets, holders.get(port.network_id) ?? new Map()),
     );
   }
   for (const row of [...nb.switchPorts()]) {
@@ -119,12 +148,12 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
 
   // 4. Group membership, compared here only: the groups' drift checks (from step 1) leave it to the ports.
   const guarded = snapshot.ports.filter((p) => !isTrustedPort(p) && p.port_security_enabled && ports.has(p.id));
-  const dropMembers = sync.lspUuids(guarded.map((p) => p.id));
+  const dropMembers = nb.switchPortUuids(guarded.map((p) => p.id));
   await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), dropMembers), [], false);
   const membersOf = groupMembers(snapshot, ports);
   for (const group of snapshot.securityGroups) {
     const desired = securityGroupPortGroup(group);
-    const members = sync.lspUuids(membersOf.get(group.id) ?? []);
+    const members = nb.switchPortUuids(membersOf.get(group.id) ?? []);
     const name = portGroupName(group.id);
     await batch.add(keyOf('security_group', group.id), () => planPortGroup(nb, name, desired, members), [], false);
   }
@@ -135,7 +164,7 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
   for (const router of snapshot.routers) {
     const ports = snapshot.ports.filter((p) => p.device_id === router.id && isRouterPort(p));
     const fips = snapshot.floatingIps.filter((f) => f.router_id === router.id);
-    const rows = await sync.routerRows(router, ports, fips);
+    const rows = await desiredState.routerRows(router, ports, fips);
     const name = logicalRouterName(router.id);
     await batch.add(keyOf('router', router.id), () => planRouter(nb, name, rows));
   }
@@ -153,7 +182,7 @@ export async function fullSync(sync: NbSync, options: NbSyncOptions): Promise<Fu
   await batch.flush();
 
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  options.metrics.lastFullSyncSeconds.set(seconds);
+  deps.metrics.lastFullSyncSeconds.set(seconds);
   return { ...counts, seconds };
 }
 
@@ -191,7 +220,7 @@ class Batch {
   private size = 0;
 
   constructor(
-    private readonly sync: NbSync,
+    private readonly writer: NbWriter,
     private readonly counts: Record<Outcome, number>,
     private readonly logger: Logger,
   ) {}
@@ -200,7 +229,7 @@ class Batch {
   async add(key: ResourceKey, plan: () => Plan, extra: Operation[] = [], remember = true): Promise<void> {
     const { ops, outcome } = plan();
     this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
-    if (remember) this.sync.remember(key, plan);
+    if (remember) this.writer.remember(key, plan);
     if (ops.length + extra.length === 0) return;
     this.pending.push({ key, ops: [...ops, ...extra] });
     this.size += ops.length + extra.length;
@@ -212,12 +241,12 @@ class Batch {
     this.pending = [];
     this.size = 0;
     try {
-      await this.sync.transact(pending.flatMap((p) => p.ops));
+      await this.writer.transact(pending.flatMap((p) => p.ops));
     } catch (error) {
       if (!(error instanceof OvsdbTransactionError) || pending.length === 1) throw error;
       for (const { key, ops } of pending) {
         try {
-          await this.sync.transact(ops);
+          await this.writer.transact(ops);
         } catch (single) {
           if (!(single instanceof OvsdbTransactionError)) throw single;
           this.logger.error(

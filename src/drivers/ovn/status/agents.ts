@@ -4,7 +4,7 @@
  * chassis carries `enable-chassis-as-gw` in `ovn-cms-options`. Nothing is stored: agents are read
  * from the SB replica each time. Pure functions.
  */
-import type { ChassisPrivateRow, ChassisRow } from './ovsdb/index.js';
+import type { ChassisPrivateRow, ChassisRow } from '../ovsdb/index.js';
 
 export const CONTROLLER_AGENT = 'OVN Controller agent';
 export const GATEWAY_AGENT = 'OVN Controller Gateway agent';

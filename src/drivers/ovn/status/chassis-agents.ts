@@ -4,9 +4,9 @@
  * and which chassis hosts a router's gateway now (`l3-agents`). Reads the SB replica; writes only
  * what the agents API changes (descriptions, deleted chassis) and the NB ping.
  */
-import type { AgentProvider, PortBinding } from '../contract.js';
+import type { AgentProvider, PortBinding } from '../../contract.js';
 import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
-import type { GatewayCandidate } from './gateway-scheduler.js';
+import type { GatewayCandidate } from '../gateway-scheduler.js';
 import type {
   ChassisPrivateRow,
   ChassisRow,
@@ -15,7 +15,7 @@ import type {
   OvsdbClient,
   PortBindingRow,
   SbTables,
-} from './ovsdb/index.js';
+} from '../ovsdb/index.js';
 
 export interface ChassisPair {
   readonly chassis: ChassisRow;

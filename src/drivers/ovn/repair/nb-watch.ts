@@ -1,34 +1,21 @@
 /**
- * Follows the NB monitor for two things:
- *  - drift: a row octonet owns changed or vanished (by hand, a restarted NB, another writer). The
- *    resource it belongs to is checked against what was last written and repaired from the
- *    database at once; a burst too large for one-by-one repair becomes a full pass instead.
- *  - port status: a port's VIF came up or went down (`Logical_Switch_Port.up`, set by northd
- *    once a chassis claims the port), which core turns into ACTIVE / DOWN.
+ * Follows the NB monitor for drift: a row octonet owns changed or vanished (by hand, a restarted
+ * NB, another writer). The resource it belongs to is checked against what was last written and
+ * repaired from the database at once; a burst too large for one-by-one repair becomes a full pass
+ * instead. (The same monitor's port status, `Logical_Switch_Port.up`, is `../status/port-status.ts`.)
  */
 import type { Logger } from 'pino';
-import type { DriverHost } from '../host.js';
-import { DROP_PORT_GROUP, LEARNED_VIP_EXT_ID } from './mapping.js';
-import type { OvnMetrics } from './metrics.js';
-import { keyOf, type NbSync, type ResourceKey } from './nb-sync.js';
-import type { LogicalSwitchPortRow, NbTables, PortGroupRow, RowChange } from './ovsdb/index.js';
+import { DROP_PORT_GROUP } from '../mapping.js';
+import { isNeutronPort } from '../nb-view.js';
+import type { NbTables, PortGroupRow, RowChange } from '../ovsdb/index.js';
+import type { NbSync } from './nb-sync.js';
+import { keyOf, type ResourceKey } from './resource-key.js';
 
 /** More resources than this out of line at once are repaired by one full pass. */
 const FULL_PASS_THRESHOLD = 200;
 
-/** A Neutron port's VIF is up when a chassis bound it and the port is enabled. */
-export function isPortUp(row: Pick<LogicalSwitchPortRow, 'up' | 'enabled'>): boolean {
-  return row.up === true && row.enabled !== false;
-}
-
-export function isNeutronPort(row: Pick<LogicalSwitchPortRow, 'external_ids'>): boolean {
-  return row.external_ids['neutron:port_name'] !== undefined;
-}
-
 export interface NbWatchOptions {
   readonly sync: NbSync;
-  readonly host: DriverHost;
-  readonly metrics: OvnMetrics;
   readonly logger: Logger;
   /** Asks for a full pass (drift too large to repair one resource at a time). */
   readonly requestFullSync: (trigger: string) => void;
@@ -44,7 +31,6 @@ export class NbWatch {
   /** The NB client's change listener. Never throws; work happens after the current tick. */
   onChanges(changes: readonly RowChange<NbTables>[]): void {
     for (const change of changes) {
-      this.reportStatus(change);
       for (const key of this.keysOf(change)) this.pending.add(key);
     }
     this.schedule();
@@ -79,23 +65,6 @@ export class NbWatch {
           );
       }
     });
-  }
-
-  private reportStatus(change: RowChange<NbTables>): void {
-    if (change.table !== 'Logical_Switch_Port' || change.kind === 'delete') return;
-    const row = change.row!;
-    if (!isNeutronPort(row) || !['', 'virtual', 'router'].includes(row.type)) return;
-    // A learned-MAC VIP is never bound: who holds it decides its status (virtual-ports.ts).
-    if (row.external_ids[LEARNED_VIP_EXT_ID]) return;
-    const up = isPortUp(row);
-    const before = change.old
-      ? isPortUp({ ...(change.old as LogicalSwitchPortRow), ...pickDefined(row, change.old) })
-      : false;
-    if (up === before) return;
-    this.options.metrics.portStatusChanges.inc({ status: up ? 'up' : 'down' });
-    this.options.host
-      .reportPortUp(row.name, up)
-      .catch((error: unknown) => this.options.logger.warn({ err: error, port: row.name }, 'port status update failed'));
   }
 
   /** Which resources a changed NB row belongs to. */
@@ -155,11 +124,4 @@ function groupKeys(group: PortGroupRow): ResourceKey[] {
   if (group.name === DROP_PORT_GROUP) return ['drop'];
   const id = group.external_ids['neutron:security_group_id'];
   return id ? [keyOf('security_group', id)] : [];
-}
-
-/** `old` of a modify holds only the changed columns in some replicas; complete it from `row`. */
-function pickDefined(row: object, old: object): object {
-  const result: Record<string, unknown> = {};
-  for (const key of Object.keys(row)) if (!(key in old)) result[key] = (row as Record<string, unknown>)[key];
-  return result;
 }

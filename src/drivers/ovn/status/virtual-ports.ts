@@ -7,8 +7,8 @@
  * nothing here is on the failover path; it only tells the API (and the operator) where the VIP went.
  */
 import type { Logger } from 'pino';
-import type { DriverHost } from '../host.js';
-import type { ChassisRow, MacBindingRow, OvsdbClient, PortBindingRow, RowChange, SbTables } from './ovsdb/index.js';
+import type { DriverHost } from '../../host.js';
+import type { ChassisRow, MacBindingRow, OvsdbClient, PortBindingRow, RowChange, SbTables } from '../ovsdb/index.js';
 
 /** Where a virtual port is held: the holding chassis's hostname and the parent port, or nowhere. */
 export interface VirtualPortLocation {
