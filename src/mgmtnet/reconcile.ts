@@ -22,7 +22,7 @@ import { observe, Pass, StepFailed } from './pass.js';
 import { preflight } from './preflight.js';
 import type { ApplyOptions, ApplyReport, MgmtNetIds, MgmtNetStatus, NodeReport, ObjectReport } from './report.js';
 import { SpecError, type MgmtNetSpec } from './spec.js';
-import { condition, mergeConditions, readyCondition, type ConditionInput } from './status.js';
+import { condition, mergeConditions, networkReady, type ConditionInput } from './conditions.js';
 import { ensureNetworks, ensureSecurityGroups, ensureSubnets, findLookAlikes } from './steps.js';
 import { ensureRouter } from './topologies/link-router.js';
 
@@ -104,7 +104,7 @@ export async function applySpec(
     ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
     conditions: mergeConditions(
       options.previous?.conditions,
-      [readyCondition(conditions), ...conditions, bound],
+      [networkReady(conditions), ...conditions, bound],
       now,
       spec.metadata.generation,
     ),
@@ -226,7 +226,7 @@ export async function readStatus(
     ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
     conditions: mergeConditions(
       options.previous?.conditions,
-      [readyCondition(parts), ...parts, bound],
+      [networkReady(parts), ...parts, bound],
       options.now?.() ?? new Date(),
       spec.metadata.generation,
     ),

@@ -4,7 +4,7 @@
  * and the Kubernetes adapter; re-exported by reconcile.ts.
  */
 import type { OctaviaOptions } from './octavia-config.js';
-import type { Condition } from './status.js';
+import type { Condition } from './conditions.js';
 
 export type Action = 'created' | 'updated' | 'unchanged' | 'adopted' | 'deleted' | 'orphaned';
 export type ObjectKind =

@@ -14,7 +14,7 @@ import { NeutronApiError, type NeutronClient } from '../neutron-client.js';
 import { renderConfigMap } from '../octavia-config.js';
 import { applySpec, deleteSpec, type MgmtNetStatus } from '../reconcile.js';
 import { SpecError, validateSpec, type MgmtNetSpec } from '../spec.js';
-import { mergeConditions } from '../status.js';
+import { mergeConditions } from '../conditions.js';
 import { isConflict, type KubeClient, type KubeObject } from './client.js';
 import {
   applyConfigMap,

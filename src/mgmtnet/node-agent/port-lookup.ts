@@ -3,8 +3,7 @@
  * tags, never by name), the routes through the link router the spec owns (with the router's path
  * MTU), and the other controllers' addresses to probe. Reads only.
  */
-import ipaddr from 'ipaddr.js';
-import type { WantedRoute } from './link.js';
+import { familyOf, type WantedRoute } from './link.js';
 import type { NeutronPort, NeutronSubnet, NodeAgentNeutron } from './neutron.js';
 import type { ProbeTarget } from './probe.js';
 
@@ -17,8 +16,6 @@ interface Owner {
 
 export const ownerTag = (spec: Owner) => `octonet-mgmt-net:${spec.metadata.name}`;
 export const nodeTag = (node: string) => `octonet-node:${node}`;
-
-const familyOf = (address: string): 4 | 6 => (ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4);
 
 /**
  * This node's port: tagged for the spec and the node. Several (a crash between create and
