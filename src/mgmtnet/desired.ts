@@ -12,7 +12,6 @@
  *   provider CIDR through that port, since it has no default gateway.
  */
 import ipaddr from 'ipaddr.js';
-import type { Role } from './ownership.js';
 import { cidrFamily, firstHost, type MgmtNetSpec } from './spec.js';
 
 export interface DesiredNetwork {
@@ -51,7 +50,7 @@ export function controllerNetworkRole(spec: MgmtNetSpec): 'mgmt-net' | 'provider
 }
 
 /** The CIDRs the controllers' addresses come from. */
-export function controllerCidrs(spec: MgmtNetSpec): readonly string[] {
+function controllerCidrs(spec: MgmtNetSpec): readonly string[] {
   return spec.spec.topology === 'link-router' ? [spec.spec.linkRouter.cidr!] : spec.spec.network.cidrs;
 }
 
@@ -280,13 +279,4 @@ export function describeRule(sgName: string, rule: DesiredRule): string {
   const ports = rule.port_range_min === null ? '' : ` ${rule.port_range_min}`;
   const from = rule.remote_ip_prefix ?? 'any';
   return `${sgName} ${rule.direction} ${rule.ethertype} ${rule.protocol ?? 'any'}${ports} ${rule.direction === 'ingress' ? 'from' : 'to'} ${from}`;
-}
-
-export interface DesiredPort {
-  readonly role: Extract<Role, 'hm-port' | 'router-port'>;
-  readonly node?: string;
-  readonly network: 'mgmt-net' | 'provider-net';
-  readonly attributes: Record<string, unknown>;
-  /** Pinned addresses (fixed_ips as subnet role + address); empty: Neutron allocates one per subnet. */
-  readonly fixedIps: readonly { subnet: DesiredSubnet['role']; ip?: string }[];
 }

@@ -2,7 +2,7 @@
  * The per-node ports (every topology): one port per controller node on the controllers' network,
  * devstack's name, `device_owner` `Octavia:health-mgr`, the health-manager group, addresses pinned
  * only when the spec pins them, `binding:host_id` only when the spec gives the chassis (otherwise the
- * node agent owns it and the core never reverts it); and what each node's report says.
+ * node agent owns it and `apply` never reverts it); and what each node's report says.
  */
 import { controllerNetworkRole, desiredSubnets, linkGatewayIp, type DesiredSubnet } from './desired.js';
 import type { NeutronObject } from './neutron-client.js';

@@ -24,7 +24,7 @@ export interface NodeReport {
   readonly portId: string | null;
   readonly mac: string | null;
   readonly fixedIps: readonly string[];
-  /** `binding:host_id` as Neutron has it (empty until the core or the node agent sets it). */
+  /** `binding:host_id` as Neutron has it (empty until `apply` (a pinned chassis) or the node agent sets it). */
   readonly chassis: string | null;
   /** Neutron's port status (`ACTIVE` once the node agent plugged it and OVN bound it). */
   readonly status: string;

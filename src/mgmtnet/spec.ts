@@ -38,17 +38,17 @@ export class SpecError extends Error {
   }
 }
 
-export const API_VERSION = 'octonet.dev/v1';
-export const KIND = 'OctaviaManagementNetwork';
-export const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
+const API_VERSION = 'octonet.dev/v1';
+const KIND = 'OctaviaManagementNetwork';
+const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 
 /**
  * Bytes geneve takes from the underlay MTU, as Neutron's geneve type driver counts them:
  * `max_header_size` (38 with OVN's options) plus the outer IP header (20 for IPv4, 40 for IPv6).
  */
-export const GENEVE_HEADER = 38;
-export function geneveOverhead(underlayIpVersion: 4 | 6): number {
+const GENEVE_HEADER = 38;
+function geneveOverhead(underlayIpVersion: 4 | 6): number {
   return GENEVE_HEADER + (underlayIpVersion === 4 ? 20 : 40);
 }
 
@@ -108,7 +108,7 @@ export const specBodySchema = z.strictObject({
     })
     .prefault({}),
   nodes: z.array(nodeSchema).optional(),
-  /** Kubernetes only: the operator turns it into `nodes` before calling the core. */
+  /** Kubernetes only: the operator turns it into `nodes` before calling the reconciler. */
   nodeSelector: z.record(z.string(), z.string()).optional(),
   nodeInterface: z
     .string()
@@ -258,7 +258,7 @@ export function cidrFamily(cidr: string): 4 | 6 {
   return ipaddr.parseCIDR(cidr)[0].kind() === 'ipv4' ? 4 : 6;
 }
 
-export function cidrsOverlap(a: string, b: string): boolean {
+function cidrsOverlap(a: string, b: string): boolean {
   const [addrA, lenA] = ipaddr.parseCIDR(a);
   const [addrB, lenB] = ipaddr.parseCIDR(b);
   if (addrA.kind() !== addrB.kind()) return false;
@@ -289,7 +289,7 @@ export function firstHost(cidr: string): string {
 }
 
 /** The largest network MTU the spec's topology allows on its underlay. */
-export function maxNetworkMtu(spec: MgmtNetSpec): number {
+function maxNetworkMtu(spec: MgmtNetSpec): number {
   const tunnelled = spec.spec.topology !== 'provider';
   const n = spec.spec.network;
   return n.underlayMtu - (tunnelled ? geneveOverhead(n.underlayIpVersion) : 0);

@@ -49,7 +49,7 @@ export interface KubeNodeAgentOptions {
 }
 
 /** What the agent writes into a port resource's status. */
-export function agentStatus(report: NodeAgentReport, generation: number | undefined) {
+function agentStatus(report: NodeAgentReport, generation: number | undefined) {
   return {
     ...(report.chassis ? { chassis: report.chassis } : {}),
     conditions: report.conditions,

@@ -2,10 +2,10 @@
  * `octonet operator`: the management-network reconcile driven by Kubernetes. Watches
  * OctaviaManagementNetwork objects in one namespace (and Nodes, for `spec.nodeSelector`, and the
  * per-node port resources, whose status the node agents change), and for each network, level-
- * triggered: resolves its nodes, validates the spec, calls the core's `applySpec` (all Neutron
+ * triggered: resolves its nodes, validates the spec, calls the reconciler's `applySpec` (all Neutron
  * logic is there), writes the rendered ConfigMap, the heartbeat Secret, one OctaviaManagementPort
- * per node, and the status (the core's conditions with observedGeneration). Deletion is held by a
- * finalizer until the core's `deleteSpec` has removed what the network owns in Neutron.
+ * per node, and the status (the reconciler's conditions with observedGeneration). Deletion is held by a
+ * finalizer until the reconciler's `deleteSpec` has removed what the network owns in Neutron.
  * A bad spec becomes a `Ready=False, reason InvalidSpec` condition naming the field, and no
  * Neutron call is made. A resync pass runs every `resyncMs` to repair drift made in Neutron.
  */
@@ -61,10 +61,10 @@ export interface ReconcileContext {
 type WrittenStatus = NetworkStatus;
 
 /**
- * The object the core validates: `spec.nodeSelector` turned into `spec.nodes` (the Node objects
+ * The object spec.ts validates: `spec.nodeSelector` turned into `spec.nodes` (the Node objects
  * whose labels match, not being deleted), as the contract says the adapter does.
  */
-export async function resolveNodes(kube: KubeClient, network: NetworkObject): Promise<NetworkObject> {
+async function resolveNodes(kube: KubeClient, network: NetworkObject): Promise<NetworkObject> {
   const selector = network.spec?.nodeSelector as Record<string, string> | undefined;
   if (!selector || typeof selector !== 'object') return network;
   if (network.spec.nodes !== undefined) {
@@ -94,7 +94,7 @@ function describeError(error: unknown): string {
   return `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
 }
 
-/** Ready=False for a reason outside the core's pass; the rest of the last status is kept. */
+/** Ready=False for a reason outside the reconciler's pass; the rest of the last status is kept. */
 function failedStatus(network: NetworkObject, reason: string, message: string, extra: string[] = []): WrittenStatus {
   const generation = network.metadata.generation;
   const previous = network.status;
@@ -128,7 +128,7 @@ async function setFinalizer(ctx: ReconcileContext, network: NetworkObject, prese
 }
 
 /**
- * What the core's cleanup is given. Cleanup finds objects by the owner tag alone (the contract:
+ * What the reconciler's cleanup is given. Cleanup finds objects by the owner tag alone (the contract:
  * own only what it tagged), so when the stored spec no longer validates (edited into a bad state,
  * then deleted) a minimal spec with the same name finds the same objects; blocking the deletion
  * on a spec the user is throwing away would only leave them stuck.
@@ -151,8 +151,8 @@ function deletionSpec(network: NetworkObject): MgmtNetSpec {
 }
 
 /**
- * The deletion path: Neutron first (the core's deleteSpec; anything still in use is orphaned and
- * reported), then our Kubernetes objects, then the finalizer. A name the core cannot take (it
+ * The deletion path: Neutron first (the reconciler's deleteSpec; anything still in use is orphaned and
+ * reported), then our Kubernetes objects, then the finalizer. A name the reconciler cannot take (it
  * wants a DNS label) keeps the finalizer, with the reason in the status.
  */
 async function finalize(ctx: ReconcileContext, network: NetworkObject): Promise<void> {
@@ -215,7 +215,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
       await writeStatus(ctx, network, invalidStatus(network, error));
       return;
     }
-    // Neutron unreachable or refusing before the pass could start (the core reports failures
+    // Neutron unreachable or refusing before the pass could start (the reconciler reports failures
     // inside the pass in its conditions): say so on the resource, then let the queue retry.
     await writeStatus(ctx, network, failedStatus(network, 'NeutronUnavailable', describeError(error)));
     throw error;

@@ -50,11 +50,7 @@ export interface ProbeTarget {
   mtu: number;
 }
 
-export async function probeHeartbeatPath(
-  host: NodeHost,
-  dev: string,
-  targets: readonly ProbeTarget[],
-): Promise<Finding> {
+async function probeHeartbeatPath(host: NodeHost, dev: string, targets: readonly ProbeTarget[]): Promise<Finding> {
   if (targets.length === 0) {
     return {
       status: 'Unknown',
