@@ -12,7 +12,8 @@
  *   provider CIDR through that port, since it has no default gateway.
  */
 import ipaddr from 'ipaddr.js';
-import { cidrFamily, firstHost, type MgmtNetSpec } from './spec.js';
+import { cidrFamily, firstHost } from './cidr.js';
+import type { MgmtNetSpec } from './spec.js';
 
 export interface DesiredNetwork {
   readonly role: 'mgmt-net' | 'provider-net';

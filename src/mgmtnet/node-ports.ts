@@ -10,7 +10,8 @@ import type { ControllerAddress } from './octavia-config.js';
 import { nodeOf } from './ownership.js';
 import { sameValue, type Pass } from './pass.js';
 import type { NodeReport } from './report.js';
-import { cidrContains, HEALTH_MGR_DEVICE_OWNER, nodeDeviceId, nodePortName, type MgmtNetSpec } from './spec.js';
+import { cidrContains } from './cidr.js';
+import { HEALTH_MGR_DEVICE_OWNER, nodeDeviceId, nodePortName, type MgmtNetSpec } from './spec.js';
 
 export async function ensureNodePorts(
   pass: Pass,

@@ -18,7 +18,7 @@ import { NeutronApiError, type NeutronClient, type NeutronObject } from './neutr
 import { controllerListChanged, octaviaOptions } from './octavia-config.js';
 import { roleOf, type Role } from './ownership.js';
 import { controllersOf, ensureNodePorts, nodeReports } from './node-ports.js';
-import { observe, Pass, StepFailed } from './pass.js';
+import { observe, Pass, StepFailed, type Observed } from './pass.js';
 import { preflight } from './preflight.js';
 import type { ApplyOptions, ApplyReport, MgmtNetIds, MgmtNetStatus, NodeReport, ObjectReport } from './report.js';
 import { SpecError, type MgmtNetSpec } from './spec.js';
@@ -46,52 +46,7 @@ export async function applySpec(
   for (const note of checked.notes) pass.log(note);
   await findLookAlikes(pass);
 
-  const reached = new Map<string, ConditionInput>();
-  let error: string | undefined;
-  let networks = new Map<string, NeutronObject>();
-  let ports: NeutronObject[] = [];
-  let step: string = 'NetworkReady';
-  try {
-    networks = await ensureNetworks(pass);
-    const subnets = await ensureSubnets(pass, networks);
-    reached.set(
-      'NetworkReady',
-      condition(
-        'NetworkReady',
-        true,
-        'Reconciled',
-        `network ${pass.ids.network} with ${Object.keys(pass.ids.subnets).length} subnet(s)`,
-      ),
-    );
-    step = 'SecurityGroupsReady';
-    const groups = await ensureSecurityGroups(pass);
-    reached.set(
-      'SecurityGroupsReady',
-      condition('SecurityGroupsReady', true, 'Reconciled', 'both groups and their rules match the spec'),
-    );
-    step = 'RouterReady';
-    if (spec.spec.topology === 'link-router') {
-      await ensureRouter(pass, networks, subnets);
-      reached.set('RouterReady', condition('RouterReady', true, 'Reconciled', `router ${pass.ids.router}, SNAT off`));
-    }
-    step = 'PortsReady';
-    ports = await ensureNodePorts(pass, networks, subnets, groups);
-    const stale = collectDeletions(spec, observed, {
-      keepNodes: new Set(spec.spec.nodes.map((n) => n.name)),
-      keepRoles: wantedRoles(spec),
-    });
-    const duplicates = pass.duplicatePorts.map((object) => ({ collection: 'ports' as const, object }));
-    const deleted = await deleteObjects(pass.client, spec, [...duplicates, ...stale], (m, f) => pass.log(m, f));
-    pass.objects.push(...deleted);
-    reached.set('PortsReady', condition('PortsReady', true, 'Reconciled', `${ports.length} node port(s)`));
-  } catch (failure) {
-    if (failure instanceof SpecError) throw failure;
-    const reason =
-      failure instanceof StepFailed ? failure.reason : failure instanceof NeutronApiError ? failure.type : 'Error';
-    error = failure instanceof NeutronApiError ? failure.describe() : (failure as Error).message;
-    const failedStep = failure instanceof StepFailed ? failure.step : step;
-    reached.set(failedStep, condition(failedStep, false, reason, error));
-  }
+  const { reached, networks, ports, error } = await ensureAll(pass, observed);
   const nodes = nodeReports(spec, ports, networks);
   const conditions: ConditionInput[] = STEPS.filter(
     (s) => s !== 'RouterReady' || spec.spec.topology === 'link-router',
@@ -124,6 +79,63 @@ export async function applySpec(
     calls: { reads: client.calls.reads - before.reads, writes: client.calls.writes - before.writes },
     ...(error !== undefined ? { error } : {}),
   };
+}
+
+interface Ensured {
+  /** Each step's condition, once it succeeded or failed (steps not reached are absent). */
+  readonly reached: Map<string, ConditionInput>;
+  readonly networks: Map<string, NeutronObject>;
+  readonly ports: NeutronObject[];
+  /** Why the pass stopped, when a step failed. */
+  readonly error?: string;
+}
+
+/**
+ * The writes, in dependency order: networks and subnets, security groups, the link router, the
+ * node ports, then what no longer belongs. A failed step stops the pass and names itself.
+ */
+async function ensureAll(pass: Pass, observed: Observed): Promise<Ensured> {
+  const spec = pass.spec;
+  const reached = new Map<string, ConditionInput>();
+  let networks = new Map<string, NeutronObject>();
+  let ports: NeutronObject[] = [];
+  let step: string = 'NetworkReady';
+  try {
+    networks = await ensureNetworks(pass);
+    const subnets = await ensureSubnets(pass, networks);
+    const network = `network ${pass.ids.network} with ${Object.keys(pass.ids.subnets).length} subnet(s)`;
+    reached.set('NetworkReady', condition('NetworkReady', true, 'Reconciled', network));
+    step = 'SecurityGroupsReady';
+    const groups = await ensureSecurityGroups(pass);
+    reached.set(
+      'SecurityGroupsReady',
+      condition('SecurityGroupsReady', true, 'Reconciled', 'both groups and their rules match the spec'),
+    );
+    step = 'RouterReady';
+    if (spec.spec.topology === 'link-router') {
+      await ensureRouter(pass, networks, subnets);
+      reached.set('RouterReady', condition('RouterReady', true, 'Reconciled', `router ${pass.ids.router}, SNAT off`));
+    }
+    step = 'PortsReady';
+    ports = await ensureNodePorts(pass, networks, subnets, groups);
+    const stale = collectDeletions(spec, observed, {
+      keepNodes: new Set(spec.spec.nodes.map((n) => n.name)),
+      keepRoles: wantedRoles(spec),
+    });
+    const duplicates = pass.duplicatePorts.map((object) => ({ collection: 'ports' as const, object }));
+    const deleted = await deleteObjects(pass.client, spec, [...duplicates, ...stale], (m, f) => pass.log(m, f));
+    pass.objects.push(...deleted);
+    reached.set('PortsReady', condition('PortsReady', true, 'Reconciled', `${ports.length} node port(s)`));
+    return { reached, networks, ports };
+  } catch (failure) {
+    if (failure instanceof SpecError) throw failure;
+    const reason =
+      failure instanceof StepFailed ? failure.reason : failure instanceof NeutronApiError ? failure.type : 'Error';
+    const error = failure instanceof NeutronApiError ? failure.describe() : (failure as Error).message;
+    const failedStep = failure instanceof StepFailed ? failure.step : step;
+    reached.set(failedStep, condition(failedStep, false, reason, error));
+    return { reached, networks, ports, error };
+  }
 }
 
 /** `PortsBound`: every node's port ACTIVE, or which are not yet (their node agent binds them). */

@@ -249,13 +249,101 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
   await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
 }
 
+/** What the operator's three watches share. */
+interface Watches {
+  readonly options: OperatorOptions;
+  /** The networks as last seen, by name. */
+  readonly known: Map<string, NetworkObject>;
+  /** Node name → its labels (canonical JSON), to tell a label change from a kubelet heartbeat. */
+  readonly nodeLabels: Map<string, string>;
+  /** The generation last handed to the queue: status-only updates (our own writes) are skipped. */
+  readonly queuedGeneration: Map<string, number | undefined>;
+  enqueue(object: KubeObject): void;
+}
+
+/** The networks: a new generation, a deletion or a missing finalizer is worth a reconcile. */
+function watchNetworks(w: Watches): Promise<void> {
+  const { kube, namespace, signal, logger } = w.options;
+  return runWatchLoop<NetworkObject>({
+    client: kube,
+    type: NETWORKS,
+    namespace,
+    signal,
+    logger,
+    onSync: (items) => {
+      w.known.clear();
+      for (const item of items) {
+        w.known.set(item.metadata.name, item);
+        w.enqueue(item);
+      }
+    },
+    onEvent: ({ type, object }) => {
+      if (type === 'DELETED') {
+        w.known.delete(object.metadata.name);
+        return;
+      }
+      w.known.set(object.metadata.name, object);
+      const sameGeneration = w.queuedGeneration.get(object.metadata.name) === object.metadata.generation;
+      const needsWork =
+        type === 'ADDED' ||
+        !sameGeneration ||
+        object.metadata.deletionTimestamp !== undefined ||
+        !object.metadata.finalizers?.includes(FINALIZER);
+      if (needsWork) w.enqueue(object);
+    },
+  });
+}
+
+/**
+ * Node labels decide the node set of nodeSelector networks. Kubelets update their Node every few
+ * seconds (heartbeats, conditions): only a change of labels, or a node coming or going, is worth a
+ * reconcile.
+ */
+function watchNodes(w: Watches): Promise<void> {
+  const { kube, signal, logger } = w.options;
+  const withSelector = () => [...w.known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
+  return runWatchLoop<KubeObject>({
+    client: kube,
+    type: NODES,
+    signal,
+    logger,
+    onSync: (items) => {
+      w.nodeLabels.clear();
+      for (const n of items) w.nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
+      withSelector().forEach((n) => w.enqueue(n));
+    },
+    onEvent: ({ type, object }) => {
+      const labels = canonicalJson(object.metadata.labels ?? {});
+      const before = w.nodeLabels.get(object.metadata.name);
+      if (type === 'DELETED') w.nodeLabels.delete(object.metadata.name);
+      else w.nodeLabels.set(object.metadata.name, labels);
+      if (type === 'MODIFIED' && before === labels && !object.metadata.deletionTimestamp) return;
+      withSelector().forEach((n) => w.enqueue(n));
+    },
+  });
+}
+
+/** A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network. */
+function watchPorts(w: Watches): Promise<void> {
+  const { kube, namespace, signal, logger } = w.options;
+  return runWatchLoop<PortObject>({
+    client: kube,
+    type: PORTS,
+    namespace,
+    signal,
+    logger,
+    onSync: () => undefined,
+    onEvent: ({ object }) => {
+      const owner = w.known.get(object.spec?.network);
+      if (owner) w.enqueue(owner);
+    },
+  });
+}
+
 /** Runs until the signal aborts. */
 export async function runOperator(options: OperatorOptions): Promise<void> {
-  const { kube, namespace, signal, logger } = options;
+  const { kube, namespace, logger } = options;
   const ctx: ReconcileContext = { kube, namespace, neutron: options.neutron, logger };
-  const known = new Map<string, NetworkObject>();
-  /** The generation last handed to the queue: status-only updates (our own writes) are skipped. */
-  const queuedGeneration = new Map<string, number | undefined>();
   const queue: WorkQueue = new WorkQueue({
     work: async (name: string): Promise<void> => {
       try {
@@ -270,82 +358,21 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
       logger?.warn({ mgmtNet: name, err: (error as Error).message }, 'reconcile failed; retrying'),
     baseDelayMs: options.retryDelayMs ?? 1000,
   });
-  const enqueue = (object: KubeObject) => {
-    queuedGeneration.set(object.metadata.name, object.metadata.generation);
-    queue.add(object.metadata.name);
+  const queuedGeneration = new Map<string, number | undefined>();
+  const w: Watches = {
+    options,
+    known: new Map(),
+    nodeLabels: new Map(),
+    queuedGeneration,
+    enqueue: (object) => {
+      queuedGeneration.set(object.metadata.name, object.metadata.generation);
+      queue.add(object.metadata.name);
+    },
   };
-  const nodeLabels = new Map<string, string>();
-  const withSelector = () => [...known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
-
-  const loops = [
-    runWatchLoop<NetworkObject>({
-      client: kube,
-      type: NETWORKS,
-      namespace,
-      signal,
-      logger,
-      onSync: (items) => {
-        known.clear();
-        for (const item of items) {
-          known.set(item.metadata.name, item);
-          enqueue(item);
-        }
-      },
-      onEvent: ({ type, object }) => {
-        if (type === 'DELETED') {
-          known.delete(object.metadata.name);
-          return;
-        }
-        known.set(object.metadata.name, object);
-        const sameGeneration = queuedGeneration.get(object.metadata.name) === object.metadata.generation;
-        const needsWork =
-          type === 'ADDED' ||
-          !sameGeneration ||
-          object.metadata.deletionTimestamp !== undefined ||
-          !object.metadata.finalizers?.includes(FINALIZER);
-        if (needsWork) enqueue(object);
-      },
-    }),
-    // Node labels decide the node set of nodeSelector networks. Kubelets update their Node every
-    // few seconds (heartbeats, conditions): only a change of labels, or a node coming or going,
-    // is worth a reconcile.
-    runWatchLoop<KubeObject>({
-      client: kube,
-      type: NODES,
-      signal,
-      logger,
-      onSync: (items) => {
-        nodeLabels.clear();
-        for (const n of items) nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
-        withSelector().forEach(enqueue);
-      },
-      onEvent: ({ type, object }) => {
-        const labels = canonicalJson(object.metadata.labels ?? {});
-        const before = nodeLabels.get(object.metadata.name);
-        if (type === 'DELETED') nodeLabels.delete(object.metadata.name);
-        else nodeLabels.set(object.metadata.name, labels);
-        if (type === 'MODIFIED' && before === labels && !object.metadata.deletionTimestamp) return;
-        withSelector().forEach(enqueue);
-      },
-    }),
-    // A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network.
-    runWatchLoop<PortObject>({
-      client: kube,
-      type: PORTS,
-      namespace,
-      signal,
-      logger,
-      onSync: () => undefined,
-      onEvent: ({ object }) => {
-        const owner = known.get(object.spec?.network);
-        if (owner) enqueue(owner);
-      },
-    }),
-  ];
-  const resync = setInterval(() => [...known.values()].forEach(enqueue), options.resyncMs ?? 60_000);
+  const resync = setInterval(() => [...w.known.values()].forEach((n) => w.enqueue(n)), options.resyncMs ?? 60_000);
   resync.unref();
   try {
-    await Promise.all(loops);
+    await Promise.all([watchNetworks(w), watchNodes(w), watchPorts(w)]);
   } finally {
     clearInterval(resync);
     queue.stop();

@@ -26,10 +26,9 @@ import { routeKey } from './link.js';
 import type { NeutronPort, NodeAgentNeutron } from './neutron.js';
 import { observeNode, observeOutcome, readChassis, readPortNetwork, portBound } from './observe.js';
 import { bindPort, plugStep, unplugLeftover } from './plug.js';
-import { nodeTag, ownerTag } from './port-lookup.js';
+import { nodeTag, ownerTag } from '../spec.js';
 import { probeStep } from './probe.js';
 
-export { HEALTH_MANAGER_OWNER, nodeTag, ownerTag } from './port-lookup.js';
 export { DEFAULT_NODE_INTERFACE, type NodeAgentLog, type NodeAgentSpec } from './context.js';
 
 /** After a change, how long the passes keep asking to be re-run until the port is up. */
