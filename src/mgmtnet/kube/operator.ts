@@ -261,15 +261,15 @@ interface Watches {
   enqueue(object: KubeObject): void;
 }
 
+/** What every watch of the operator is given. */
+const watching = ({ options }: Watches) => ({ client: options.kube, signal: options.signal, logger: options.logger });
+
 /** The networks: a new generation, a deletion or a missing finalizer is worth a reconcile. */
 function watchNetworks(w: Watches): Promise<void> {
-  const { kube, namespace, signal, logger } = w.options;
   return runWatchLoop<NetworkObject>({
-    client: kube,
+    ...watching(w),
     type: NETWORKS,
-    namespace,
-    signal,
-    logger,
+    namespace: w.options.namespace,
     onSync: (items) => {
       w.known.clear();
       for (const item of items) {
@@ -300,13 +300,10 @@ function watchNetworks(w: Watches): Promise<void> {
  * reconcile.
  */
 function watchNodes(w: Watches): Promise<void> {
-  const { kube, signal, logger } = w.options;
   const withSelector = () => [...w.known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
   return runWatchLoop<KubeObject>({
-    client: kube,
+    ...watching(w),
     type: NODES,
-    signal,
-    logger,
     onSync: (items) => {
       w.nodeLabels.clear();
       for (const n of items) w.nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
@@ -325,13 +322,10 @@ function watchNodes(w: Watches): Promise<void> {
 
 /** A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network. */
 function watchPorts(w: Watches): Promise<void> {
-  const { kube, namespace, signal, logger } = w.options;
   return runWatchLoop<PortObject>({
-    client: kube,
+    ...watching(w),
     type: PORTS,
-    namespace,
-    signal,
-    logger,
+    namespace: w.options.namespace,
     onSync: () => undefined,
     onEvent: ({ object }) => {
       const owner = w.known.get(object.spec?.network);

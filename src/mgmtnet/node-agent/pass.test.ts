@@ -13,54 +13,33 @@ const installed = finding('True', 'OvnInstalled', '');
 const notActive = finding('False', 'PortNotActive', '');
 const noFlows = finding('False', 'FlowsNotInstalled', '');
 
+/** The rule with a 15 s window; by default nothing changed and the port is neither ACTIVE nor flowed. */
+const settle = (input: Partial<Parameters<typeof settling>[0]>) =>
+  settling({
+    changed: false,
+    earlier: undefined,
+    found: { PortBound: notActive, Plugged: noFlows },
+    settleMs: 15_000,
+    now: 0,
+    ...input,
+  });
+
 describe('node agent requeue', () => {
   it('after a change, requeues with the blocking reason until the window ends', () => {
-    const first = settling({
-      changed: true,
-      earlier: undefined,
-      found: { PortBound: notActive, Plugged: noFlows },
-      settleMs: 15_000,
-      now: 1000,
-    });
+    const first = settle({ changed: true, now: 1000 });
     assert.deepEqual(first, { requeue: { afterMs: SETTLE_REQUEUE_MS, reason: 'PortNotActive' }, settleUntil: 16_000 });
     // The next pass changes nothing: it keeps the window of the change it settles.
-    const next = settling({
-      changed: false,
-      earlier: first.settleUntil,
-      found: { PortBound: up, Plugged: noFlows },
-      settleMs: 15_000,
-      now: 2000,
-    });
+    const next = settle({ earlier: first.settleUntil, found: { PortBound: up, Plugged: noFlows }, now: 2000 });
     assert.deepEqual(next, {
       requeue: { afterMs: SETTLE_REQUEUE_MS, reason: 'FlowsNotInstalled' },
       settleUntil: 16_000,
     });
-    const late = settling({
-      changed: false,
-      earlier: first.settleUntil,
-      found: { PortBound: notActive, Plugged: noFlows },
-      settleMs: 15_000,
-      now: 16_000,
-    });
+    const late = settle({ earlier: first.settleUntil, now: 16_000 });
     assert.deepEqual(late, {}, 'the window is over: the caller period takes over');
   });
 
   it('asks for nothing when the port is up, or when nothing changed', () => {
-    const settled = settling({
-      changed: true,
-      earlier: undefined,
-      found: { PortBound: up, Plugged: installed },
-      settleMs: 15_000,
-      now: 0,
-    });
-    assert.deepEqual(settled, {});
-    const idle = settling({
-      changed: false,
-      earlier: undefined,
-      found: { PortBound: notActive, Plugged: noFlows },
-      settleMs: 15_000,
-      now: 0,
-    });
-    assert.deepEqual(idle, {});
+    assert.deepEqual(settle({ changed: true, found: { PortBound: up, Plugged: installed } }), {});
+    assert.deepEqual(settle({}), {});
   });
 });
