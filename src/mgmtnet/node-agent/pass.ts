@@ -19,6 +19,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { finding, nodeConditions, type Condition, type Finding, type NodeConditionType } from '../conditions.js';
+import { nodeTag, ownerTag } from '../spec.js';
 import { addressStep } from './address.js';
 import { nodeStep, type NodeAgentLog, type NodeAgentSpec, type NodeStep } from './context.js';
 import { hostFromPrefix, type NodeHost } from './host.js';
@@ -26,7 +27,6 @@ import { routeKey } from './link.js';
 import type { NeutronPort, NodeAgentNeutron } from './neutron.js';
 import { observeNode, observeOutcome, readChassis, readPortNetwork, portBound } from './observe.js';
 import { bindPort, plugStep, unplugLeftover } from './plug.js';
-import { nodeTag, ownerTag } from '../spec.js';
 import { probeStep } from './probe.js';
 
 export { DEFAULT_NODE_INTERFACE, type NodeAgentLog, type NodeAgentSpec } from './context.js';
