@@ -1,6 +1,8 @@
 /**
  * The two Keystone v3 calls token validation needs: issue a token for a user with a password
- * (`POST /auth/tokens`) and validate someone else's token with it (`GET /auth/tokens`).
+ * (`POST /auth/tokens`) and validate someone else's token with it (`GET /auth/tokens`). The
+ * password call is octonet's one Keystone password client: the management-network client
+ * (src/mgmtnet/keystone-auth.ts) uses it too, with domains by name and the service catalog.
  *
  * This module turns Keystone's answers into values and two error classes; it keeps no state and
  * decides nothing about callers. Tokens and passwords go into request headers and bodies only:
@@ -23,6 +25,33 @@ export interface IssuedToken {
   readonly token: string;
   /** Milliseconds since the epoch. */
   readonly expiresAt: number;
+}
+
+/** A domain by ID, or by name. */
+export type DomainRef = { readonly id: string } | { readonly name: string };
+
+/** Password authentication in any of Keystone's forms (`PasswordCredentials` is the server's). */
+export interface PasswordAuth {
+  readonly user: string;
+  readonly password: string;
+  readonly userDomain: DomainRef;
+  /** The project to scope the token to; absent: an unscoped token. */
+  readonly project?: { readonly id: string } | { readonly name: string; readonly domain: DomainRef };
+  /** Return the service catalog (a client finding an endpoint); default: `?nocatalog`. */
+  readonly catalog?: boolean;
+}
+
+export interface CatalogEntry {
+  readonly type: string;
+  readonly endpoints: readonly { interface: string; region?: string | null; region_id?: string | null; url: string }[];
+}
+
+/** A token from password authentication, with what its body says about it. */
+export interface PasswordToken extends IssuedToken {
+  readonly project: { readonly id: string; readonly name: string | null } | null;
+  readonly roles: readonly string[];
+  /** Empty unless asked for. */
+  readonly catalog: readonly CatalogEntry[];
 }
 
 /** What a valid token says about its bearer. */
@@ -60,8 +89,36 @@ const tokenBodySchema = z.object({
     system: z.record(z.string(), z.unknown()).optional(),
     roles: z.array(z.object({ name: z.string() })).default([]),
     application_credential: z.object({ access_rules: z.array(z.unknown()).optional() }).optional(),
+    catalog: z
+      .array(
+        z.object({
+          type: z.string(),
+          endpoints: z.array(
+            z.object({
+              interface: z.string(),
+              region: z.string().nullish(),
+              region_id: z.string().nullish(),
+              url: z.string(),
+            }),
+          ),
+        }),
+      )
+      .optional(),
   }),
 });
+
+const describeDomain = (d: DomainRef) => ('id' in d ? d.id : d.name);
+
+/** `user u (domain d) for project p (domain e)`: who, never the password. */
+function describeAuth(auth: PasswordAuth): string {
+  const p = auth.project;
+  const project = !p
+    ? ''
+    : 'id' in p
+      ? ` for project ${p.id}`
+      : ` for project ${p.name} (domain ${describeDomain(p.domain)})`;
+  return `user ${auth.user} (domain ${describeDomain(auth.userDomain)})${project}`;
+}
 
 /**
  * The access-rules version keystonemiddleware announces; without it Keystone refuses to validate
@@ -101,38 +158,54 @@ export class KeystoneClient {
     }
   }
 
-  /** A project-scoped token for `credentials` (password authentication). */
+  /** A project-scoped token for the service user's `credentials` (password authentication). */
   async issueToken(credentials: PasswordCredentials): Promise<IssuedToken> {
+    const { token, expiresAt } = await this.issuePasswordToken({
+      user: credentials.user,
+      password: credentials.password,
+      userDomain: { id: credentials.userDomain },
+      project: { name: credentials.project, domain: { id: credentials.projectDomain } },
+    });
+    return { token, expiresAt };
+  }
+
+  /** A token for `auth` (password authentication), with its project, roles and (if asked) catalog. */
+  async issuePasswordToken(auth: PasswordAuth): Promise<PasswordToken> {
     const response = await this.call(
       'POST',
-      '/auth/tokens?nocatalog',
+      auth.catalog ? '/auth/tokens' : '/auth/tokens?nocatalog',
       {},
       {
         auth: {
           identity: {
             methods: ['password'],
-            password: {
-              user: { name: credentials.user, domain: { id: credentials.userDomain }, password: credentials.password },
-            },
+            password: { user: { name: auth.user, domain: auth.userDomain, password: auth.password } },
           },
-          scope: { project: { name: credentials.project, domain: { id: credentials.projectDomain } } },
+          ...(auth.project ? { scope: { project: auth.project } } : {}),
         },
       },
     );
     if (response.status === 401) {
       await response.body?.cancel();
-      throw new KeystoneRefusedCredentials(
-        `Keystone refused the password of user ${credentials.user} (domain ${credentials.userDomain}) for project ${credentials.project} (domain ${credentials.projectDomain})`,
-      );
+      throw new KeystoneRefusedCredentials(`Keystone refused the password of ${describeAuth(auth)}`);
     }
     if (response.status !== 201) {
       await response.body?.cancel();
-      throw new KeystoneUnavailable(`Keystone answered ${response.status} to the service user's authentication`);
+      throw new KeystoneUnavailable(
+        `Keystone answered ${response.status} to the password authentication of user ${auth.user}`,
+      );
     }
     const token = response.headers.get('x-subject-token');
     const parsed = tokenBodySchema.safeParse(await response.json().catch(() => null));
     if (!token || !parsed.success) throw new KeystoneUnavailable('Keystone issued a token octonet cannot read');
-    return { token, expiresAt: parseExpiry(parsed.data.token.expires_at) };
+    const t = parsed.data.token;
+    return {
+      token,
+      expiresAt: parseExpiry(t.expires_at),
+      project: t.project ? { id: t.project.id, name: t.project.name ?? null } : null,
+      roles: t.roles.map((r) => r.name),
+      catalog: t.catalog ?? [],
+    };
   }
 
   /**

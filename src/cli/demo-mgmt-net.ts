@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import type { Lab } from '../lab/index.js';
 import { NeutronClient } from '../mgmtnet/neutron-client.js';
 import { decodeHeartbeat, encodeHeartbeat } from '../mgmtnet/node-agent/heartbeat.js';
-import { fromNeutronClient, runNodeAgentPass, type NodeAgentReport } from '../mgmtnet/node-agent/index.js';
+import { fromNeutronClient, runNodeAgentUntilSettled, type NodeAgentReport } from '../mgmtnet/node-agent/index.js';
 import { loadOrCreateHeartbeatKey, renderIni } from '../mgmtnet/octavia-config.js';
 import { applySpec } from '../mgmtnet/reconcile.js';
 import { validateSpec } from '../mgmtnet/spec.js';
@@ -88,7 +88,13 @@ export async function showManagementNetwork(url: string, lab: Lab, dir: string, 
   const { key } = loadOrCreateHeartbeatKey(`${specFile}.heartbeat-key`);
 
   const pass = (node: string, previous?: NodeAgentReport) =>
-    runNodeAgentPass({ client: fromNeutronClient(client), spec, node, host: lab.nodeCommand(node, []), previous });
+    runNodeAgentUntilSettled({
+      client: fromNeutronClient(client),
+      spec,
+      node,
+      host: lab.nodeCommand(node, []),
+      previous,
+    });
   for (const node of nodes) await until(`node agent on ${node}`, async () => (await pass(node)).ready);
   // Once every node is plugged, each one's probe has a peer to answer it: the reports to show.
   const reports: NodeAgentReport[] = [];

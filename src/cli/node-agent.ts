@@ -1,9 +1,11 @@
 /**
  * `octonet node-agent --node NAME -f spec.yaml`: the node agent as a command. Each pass re-reads
  * the spec (a node removed from it is unplugged on the next pass), runs `runNodeAgentPass` and
- * prints what it changed and, when they change, the node's conditions. `--once` runs one pass and
- * exits 0 when the node is Ready, 1 when not, 2 for a bad spec or flags. Between timed passes, a
- * change to the node's OVS interfaces (an OVS restart, a deleted o-hm0) starts a pass at once.
+ * prints what it changed and, when they change, the node's conditions. `--once` runs one pass (and
+ * the ones it requeues while its change settles) and exits 0 when the node is Ready, 1 when not, 2
+ * for a bad spec or flags. Between timed passes, a change to the node's OVS interfaces (an OVS
+ * restart, a deleted o-hm0) starts a pass at once, and a pass that asks to be requeued is followed
+ * by the next after the delay it names.
  *
  * Where the node's commands run: on this machine by default (a controller node, or a DaemonSet
  * pod in the host's network namespace); `--netns NS` runs them in a network namespace; `--lab LAB`
@@ -17,7 +19,9 @@ import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';
 import {
   fromNeutronClient,
   runNodeAgentPass,
+  runNodeAgentUntilSettled,
   type NodeAgentLog,
+  type NodeAgentPassOptions,
   type NodeAgentReport,
 } from '../mgmtnet/node-agent/index.js';
 import { watchOvsInterfaces } from '../mgmtnet/node-agent/ovs-watch.js';
@@ -72,27 +76,28 @@ export function describeReport(report: NodeAgentReport): string {
 const conditionsKey = (report: NodeAgentReport) =>
   report.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(',');
 
-async function pass(
+/** A pass's options; the spec is re-read each time. */
+function passOptions(
   options: NodeAgentOptions,
   client: NeutronClient,
   previous?: NodeAgentReport,
-): Promise<NodeAgentReport> {
-  const spec = parseSpec(readFileSync(options.file, 'utf8'));
-  return runNodeAgentPass({
+): NodeAgentPassOptions {
+  return {
     client: fromNeutronClient(client),
-    spec,
+    spec: parseSpec(readFileSync(options.file, 'utf8')),
     node: options.node,
     host: prefixFor(options),
     log,
     probe: options.probe,
     previous,
-  });
+  };
 }
 
 async function runAgent(options: NodeAgentOptions): Promise<number> {
   const client = await NeutronClient.fromEnvironment(options.osUrl);
   if (options.once) {
-    const report = await pass(options, client);
+    // One answer, after the change it made has settled (the port ACTIVE), as `--once` promises.
+    const report = await runNodeAgentUntilSettled(passOptions(options, client));
     process.stdout.write(options.json ? JSON.stringify(report, null, 2) + '\n' : describeReport(report));
     return report.ready ? 0 : 1;
   }
@@ -114,12 +119,15 @@ async function runAgent(options: NodeAgentOptions): Promise<number> {
   let previous: NodeAgentReport | undefined;
   while (!stopping) {
     pending = false;
+    // The next pass: after the interval, or sooner when this one asks (a change still settling).
+    let nextMs = options.interval * 1000;
     try {
-      const report = await pass(options, client, previous);
+      const report = await runNodeAgentPass(passOptions(options, client, previous));
       if (report.actions.length || !previous || conditionsKey(previous) !== conditionsKey(report)) {
         process.stdout.write(options.json ? JSON.stringify(report) + '\n' : describeReport(report));
       }
       previous = report;
+      if (report.requeue) nextMs = Math.min(nextMs, report.requeue.afterMs);
     } catch (error) {
       // A level-triggered loop keeps going: Neutron or OVS may be back on the next pass.
       if (error instanceof SpecError) log.warn({}, `invalid spec, keeping the interface as it is: ${error.message}`);
@@ -130,7 +138,7 @@ async function runAgent(options: NodeAgentOptions): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       wake = resolve;
-      timer = setTimeout(resolve, options.interval * 1000);
+      timer = setTimeout(resolve, nextMs);
     });
     clearTimeout(timer);
     wake = undefined;

@@ -11,9 +11,8 @@
  *   the tenant subnet's first address), and the tenant subnet carries a host route back to the
  *   provider CIDR through that port, since it has no default gateway.
  */
-import ipaddr from 'ipaddr.js';
-import type { Role } from './ownership.js';
-import { cidrFamily, firstHost, type MgmtNetSpec } from './spec.js';
+import { addressAfter, addressBefore, cidrFamily, firstHost, lastHost } from './cidr.js';
+import type { MgmtNetSpec } from './spec.js';
 
 export interface DesiredNetwork {
   readonly role: 'mgmt-net' | 'provider-net';
@@ -51,7 +50,7 @@ export function controllerNetworkRole(spec: MgmtNetSpec): 'mgmt-net' | 'provider
 }
 
 /** The CIDRs the controllers' addresses come from. */
-export function controllerCidrs(spec: MgmtNetSpec): readonly string[] {
+function controllerCidrs(spec: MgmtNetSpec): readonly string[] {
   return spec.spec.topology === 'link-router' ? [spec.spec.linkRouter.cidr!] : spec.spec.network.cidrs;
 }
 
@@ -92,21 +91,8 @@ export function desiredNetworks(spec: MgmtNetSpec): DesiredNetwork[] {
   ];
 }
 
-/** The last usable address (IPv4: before the broadcast address). */
-function lastHost(cidr: string): string {
-  const [net, len] = ipaddr.parseCIDR(cidr);
-  const bytes = net.toByteArray();
-  for (let bit = len; bit < bytes.length * 8; bit++) bytes[bit >> 3]! |= 0x80 >> (bit & 7);
-  for (let i = bytes.length - 1; i >= 0; i--) {
-    const borrow = bytes[i] === 0;
-    bytes[i] = (bytes[i]! - 1) & 0xff;
-    if (!borrow) break;
-  }
-  return ipaddr.fromByteArray(bytes).toString();
-}
-
 function secondHost(cidr: string): string {
-  return firstHost(`${firstHost(cidr)}/${cidrFamily(cidr) === 4 ? 32 : 128}`);
+  return addressAfter(firstHost(cidr));
 }
 
 /** The address a router takes on a subnet: the first one, kept out of the allocation pool. */
@@ -177,19 +163,9 @@ function poolsWithout(cidr: string, hole: string): { start: string; end: string 
   const first = firstHost(cidr);
   const last = lastHost(cidr);
   if (hole === first) return [{ start: secondHost(cidr), end: last }];
-  const bits = cidrFamily(cidr) === 4 ? 32 : 128;
-  const before = ipaddr.fromByteArray(minusOne(ipaddr.parse(hole).toByteArray())).toString();
-  const after = firstHost(`${hole}/${bits}`);
+  const before = addressBefore(hole);
+  const after = addressAfter(hole);
   return [{ start: first, end: before }, ...(hole === last ? [] : [{ start: after, end: last }])];
-}
-
-function minusOne(bytes: number[]): number[] {
-  for (let i = bytes.length - 1; i >= 0; i--) {
-    const borrow = bytes[i] === 0;
-    bytes[i] = (bytes[i]! - 1) & 0xff;
-    if (!borrow) break;
-  }
-  return bytes;
 }
 
 function ethertype(cidr: string): 'IPv4' | 'IPv6' {
@@ -280,13 +256,4 @@ export function describeRule(sgName: string, rule: DesiredRule): string {
   const ports = rule.port_range_min === null ? '' : ` ${rule.port_range_min}`;
   const from = rule.remote_ip_prefix ?? 'any';
   return `${sgName} ${rule.direction} ${rule.ethertype} ${rule.protocol ?? 'any'}${ports} ${rule.direction === 'ingress' ? 'from' : 'to'} ${from}`;
-}
-
-export interface DesiredPort {
-  readonly role: Extract<Role, 'hm-port' | 'router-port'>;
-  readonly node?: string;
-  readonly network: 'mgmt-net' | 'provider-net';
-  readonly attributes: Record<string, unknown>;
-  /** Pinned addresses (fixed_ips as subnet role + address); empty: Neutron allocates one per subnet. */
-  readonly fixedIps: readonly { subnet: DesiredSubnet['role']; ip?: string }[];
 }

@@ -1,16 +1,26 @@
 /**
  * Keystone v3 password authentication for the management-network client: where the settings come
- * from (`OS_*` variables, or `clouds.yaml` named by `OS_CLOUD`), the token with its service catalog
- * (to find the network endpoint), renewal before expiry, and looking up a project by name or ID.
+ * from (`OS_*` variables, or `clouds.yaml` named by `OS_CLOUD`), the network endpoint from the
+ * token's service catalog, renewal before expiry, and looking up a project by name or ID.
  *
- * src/auth/keystone-client.ts is octonet's server side (validating others' tokens, no catalog, domain
- * IDs only); a client needs the catalog and domain names, so this is a separate, smaller module.
+ * The password call itself is octonet's one Keystone password client (src/auth/keystone-client.ts,
+ * which imports nothing from core or store), asked for the catalog and with domains by name.
  * The password and the token never go into an error message.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import {
+  KeystoneClient,
+  KeystoneRefusedCredentials,
+  KeystoneUnavailable,
+  type CatalogEntry,
+  type DomainRef,
+} from '../auth/keystone-client.js';
+
+/** How long a Keystone call may take before the client gives up on it. */
+const KEYSTONE_TIMEOUT_MS = 30_000;
 
 export class KeystoneAuthError extends Error {
   constructor(message: string) {
@@ -102,15 +112,18 @@ export function keystoneSettingsFromEnvironment(env: NodeJS.ProcessEnv): Keyston
   };
 }
 
-function domainRef(d: { id?: string; name?: string }): Record<string, string> {
+function domainRef(d: { id?: string; name?: string }): DomainRef {
   return d.id ? { id: d.id } : { name: d.name ?? 'Default' };
 }
 
 /** Holds one token and renews it a minute before it expires. */
 export class KeystoneSession {
   private current: KeystoneToken | null = null;
+  private readonly keystone: KeystoneClient;
 
-  constructor(readonly settings: KeystoneSettings) {}
+  constructor(readonly settings: KeystoneSettings) {
+    this.keystone = new KeystoneClient(settings.authUrl, KEYSTONE_TIMEOUT_MS);
+  }
 
   forget(): void {
     this.current = null;
@@ -129,58 +142,44 @@ export class KeystoneSession {
       : s.project.name
         ? { name: s.project.name, domain: domainRef({ id: s.project.domainId, name: s.project.domainName }) }
         : undefined;
-    const body = {
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: s.username, domain: domainRef(s.userDomain), password: s.password } },
-        },
-        ...(project ? { scope: { project } } : {}),
-      },
-    };
-    let response: Response;
     try {
-      response = await fetch(`${s.authUrl}/auth/tokens`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
+      const issued = await this.keystone.issuePasswordToken({
+        user: s.username,
+        password: s.password,
+        userDomain: domainRef(s.userDomain),
+        ...(project ? { project } : {}),
+        catalog: true,
       });
+      return {
+        value: issued.token,
+        expiresAt: issued.expiresAt,
+        projectId: issued.project?.id ?? null,
+        projectName: issued.project?.name ?? null,
+        roles: issued.roles,
+        networkEndpoint: this.networkEndpoint(issued.catalog),
+      };
     } catch (error) {
-      throw new KeystoneAuthError(`cannot reach Keystone at ${s.authUrl}: ${(error as Error).message}`);
+      // One error class for the commands to report (the messages name the user, never the password).
+      if (error instanceof KeystoneRefusedCredentials || error instanceof KeystoneUnavailable) {
+        throw new KeystoneAuthError(error.message);
+      }
+      throw error;
     }
-    if (response.status === 401) throw new KeystoneAuthError(`Keystone refused the credentials of user ${s.username}`);
-    if (!response.ok) throw new KeystoneAuthError(`Keystone answered ${response.status} to the token request`);
-    const value = response.headers.get('x-subject-token');
-    const parsed = (await response.json()) as { token?: any };
-    const token = parsed.token;
-    if (!value || !token) throw new KeystoneAuthError('Keystone answered without a token');
-    const endpoint = this.networkEndpoint(token.catalog ?? []);
-    return {
-      value,
-      expiresAt: Date.parse(token.expires_at),
-      projectId: token.project?.id ?? null,
-      projectName: token.project?.name ?? null,
-      roles: (token.roles ?? []).map((r: { name: string }) => r.name),
-      networkEndpoint: endpoint,
-    };
   }
 
-  private networkEndpoint(catalog: any[]): string {
+  private networkEndpoint(catalog: readonly CatalogEntry[]): string {
     if (this.settings.endpointOverride) return this.settings.endpointOverride;
+    const { interface: wanted, regionName } = this.settings;
     const service = catalog.find((entry) => entry.type === 'network');
     const endpoint = (service?.endpoints ?? []).find(
-      (e: any) =>
-        e.interface === this.settings.interface &&
-        (!this.settings.regionName ||
-          e.region === this.settings.regionName ||
-          e.region_id === this.settings.regionName),
+      (e) => e.interface === wanted && (!regionName || e.region === regionName || e.region_id === regionName),
     );
     if (!endpoint) {
       throw new KeystoneAuthError(
-        `the service catalog has no ${this.settings.interface} network endpoint${this.settings.regionName ? ` in region ${this.settings.regionName}` : ''}`,
+        `the service catalog has no ${wanted} network endpoint${regionName ? ` in region ${regionName}` : ''}`,
       );
     }
-    return endpoint.url as string;
+    return endpoint.url;
   }
 
   /**

@@ -2,7 +2,7 @@
  * The per-node ports (every topology): one port per controller node on the controllers' network,
  * devstack's name, `device_owner` `Octavia:health-mgr`, the health-manager group, addresses pinned
  * only when the spec pins them, `binding:host_id` only when the spec gives the chassis (otherwise the
- * node agent owns it and the core never reverts it); and what each node's report says.
+ * node agent owns it and `apply` never reverts it); and what each node's report says.
  */
 import { controllerNetworkRole, desiredSubnets, linkGatewayIp, type DesiredSubnet } from './desired.js';
 import type { NeutronObject } from './neutron-client.js';
@@ -10,7 +10,8 @@ import type { ControllerAddress } from './octavia-config.js';
 import { nodeOf } from './ownership.js';
 import { sameValue, type Pass } from './pass.js';
 import type { NodeReport } from './report.js';
-import { cidrContains, HEALTH_MGR_DEVICE_OWNER, nodeDeviceId, nodePortName, type MgmtNetSpec } from './spec.js';
+import { cidrContains } from './cidr.js';
+import { HEALTH_MGR_DEVICE_OWNER, nodeDeviceId, nodePortName, type MgmtNetSpec } from './spec.js';
 
 export async function ensureNodePorts(
   pass: Pass,

@@ -33,7 +33,7 @@ export interface ControllerAddress {
 }
 
 /** `ip:port`, with IPv6 in brackets (Octavia strips them; unbracketed v6 is ambiguous to a reader). */
-export function formatIpPort(ip: string, port: number): string {
+function formatIpPort(ip: string, port: number): string {
   return ipaddr.parse(ip).kind() === 'ipv6' ? `[${ipaddr.parse(ip).toString()}]:${port}` : `${ip}:${port}`;
 }
 
@@ -46,7 +46,7 @@ function compareAddresses(a: string, b: string): number {
 }
 
 /** The address a node's health manager is known by: its IPv4 one if it has one, else IPv6. */
-export function primaryAddress(addresses: readonly string[]): string | undefined {
+function primaryAddress(addresses: readonly string[]): string | undefined {
   return [...addresses].sort(compareAddresses)[0];
 }
 

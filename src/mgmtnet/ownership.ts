@@ -11,9 +11,9 @@
 import type { Collection, NeutronClient, NeutronObject } from './neutron-client.js';
 import { nodeTag, ownerTag, type MgmtNetSpec } from './spec.js';
 
-export const ROLE_PREFIX = 'octonet-role:';
-export const NODE_PREFIX = 'octonet-node:';
-export const ORPHAN_SUFFIX = '-orphaned';
+const ROLE_PREFIX = 'octonet-role:';
+const NODE_PREFIX = 'octonet-node:';
+const ORPHAN_SUFFIX = '-orphaned';
 
 export type Role =
   | 'mgmt-net'
@@ -27,11 +27,11 @@ export type Role =
   | 'router-port'
   | 'hm-port';
 
-export function roleTag(role: Role): string {
+function roleTag(role: Role): string {
   return `${ROLE_PREFIX}${role}`;
 }
 
-export function orphanTag(spec: MgmtNetSpec): string {
+function orphanTag(spec: MgmtNetSpec): string {
   return `octonet-orphaned:${spec.metadata.name}`;
 }
 
@@ -67,11 +67,6 @@ export function hasTags(object: { tags?: string[] }, tags: readonly string[]): b
 /** The object's tags with our namespace replaced by `tags`: what `PUT .../tags` should send. */
 export function withTags(object: { tags?: string[] }, tags: readonly string[]): string[] {
   return [...(object.tags ?? []).filter((t) => !isOctonetTag(t)), ...tags].sort();
-}
-
-/** Every object of `collection` that carries the owner tag (one read). */
-export function listOwned(client: NeutronClient, spec: MgmtNetSpec, collection: Collection): Promise<NeutronObject[]> {
-  return client.list(collection, { tags: ownerTag(spec) });
 }
 
 /**

@@ -18,11 +18,11 @@ import { NeutronApiError, type NeutronClient, type NeutronObject } from './neutr
 import { controllerListChanged, octaviaOptions } from './octavia-config.js';
 import { roleOf, type Role } from './ownership.js';
 import { controllersOf, ensureNodePorts, nodeReports } from './node-ports.js';
-import { observe, Pass, StepFailed } from './pass.js';
+import { observe, Pass, StepFailed, type Observed } from './pass.js';
 import { preflight } from './preflight.js';
 import type { ApplyOptions, ApplyReport, MgmtNetIds, MgmtNetStatus, NodeReport, ObjectReport } from './report.js';
 import { SpecError, type MgmtNetSpec } from './spec.js';
-import { condition, mergeConditions, readyCondition, type ConditionInput } from './status.js';
+import { condition, mergeConditions, networkReady, type ConditionInput } from './conditions.js';
 import { ensureNetworks, ensureSecurityGroups, ensureSubnets, findLookAlikes } from './steps.js';
 import { ensureRouter } from './topologies/link-router.js';
 
@@ -46,23 +46,65 @@ export async function applySpec(
   for (const note of checked.notes) pass.log(note);
   await findLookAlikes(pass);
 
+  const { reached, networks, ports, error } = await ensureAll(pass, observed);
+  const nodes = nodeReports(spec, ports, networks);
+  const conditions: ConditionInput[] = STEPS.filter(
+    (s) => s !== 'RouterReady' || spec.spec.topology === 'link-router',
+  ).map(
+    (s) => reached.get(s) ?? { type: s, status: 'Unknown', reason: 'NotReached', message: 'an earlier step failed' },
+  );
+  const bound = portsBound(nodes);
+  const octavia = octaviaFor(spec, nodes, pass.ids);
+  const status: MgmtNetStatus = {
+    ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
+    conditions: mergeConditions(
+      options.previous?.conditions,
+      [networkReady(conditions), ...conditions, bound],
+      now,
+      spec.metadata.generation,
+    ),
+    ids: pass.ids,
+    nodes,
+    octavia,
+  };
+  return {
+    objects: pass.objects,
+    status,
+    nodes,
+    octavia,
+    controllerListChanged: controllerListChanged(
+      options.previous?.octavia.health_manager.controller_ip_port_list,
+      octavia.health_manager.controller_ip_port_list,
+    ),
+    calls: { reads: client.calls.reads - before.reads, writes: client.calls.writes - before.writes },
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+interface Ensured {
+  /** Each step's condition, once it succeeded or failed (steps not reached are absent). */
+  readonly reached: Map<string, ConditionInput>;
+  readonly networks: Map<string, NeutronObject>;
+  readonly ports: NeutronObject[];
+  /** Why the pass stopped, when a step failed. */
+  readonly error?: string;
+}
+
+/**
+ * The writes, in dependency order: networks and subnets, security groups, the link router, the
+ * node ports, then what no longer belongs. A failed step stops the pass and names itself.
+ */
+async function ensureAll(pass: Pass, observed: Observed): Promise<Ensured> {
+  const spec = pass.spec;
   const reached = new Map<string, ConditionInput>();
-  let error: string | undefined;
   let networks = new Map<string, NeutronObject>();
   let ports: NeutronObject[] = [];
   let step: string = 'NetworkReady';
   try {
     networks = await ensureNetworks(pass);
     const subnets = await ensureSubnets(pass, networks);
-    reached.set(
-      'NetworkReady',
-      condition(
-        'NetworkReady',
-        true,
-        'Reconciled',
-        `network ${pass.ids.network} with ${Object.keys(pass.ids.subnets).length} subnet(s)`,
-      ),
-    );
+    const network = `network ${pass.ids.network} with ${Object.keys(pass.ids.subnets).length} subnet(s)`;
+    reached.set('NetworkReady', condition('NetworkReady', true, 'Reconciled', network));
     step = 'SecurityGroupsReady';
     const groups = await ensureSecurityGroups(pass);
     reached.set(
@@ -84,46 +126,16 @@ export async function applySpec(
     const deleted = await deleteObjects(pass.client, spec, [...duplicates, ...stale], (m, f) => pass.log(m, f));
     pass.objects.push(...deleted);
     reached.set('PortsReady', condition('PortsReady', true, 'Reconciled', `${ports.length} node port(s)`));
+    return { reached, networks, ports };
   } catch (failure) {
     if (failure instanceof SpecError) throw failure;
     const reason =
       failure instanceof StepFailed ? failure.reason : failure instanceof NeutronApiError ? failure.type : 'Error';
-    error = failure instanceof NeutronApiError ? failure.describe() : (failure as Error).message;
+    const error = failure instanceof NeutronApiError ? failure.describe() : (failure as Error).message;
     const failedStep = failure instanceof StepFailed ? failure.step : step;
     reached.set(failedStep, condition(failedStep, false, reason, error));
+    return { reached, networks, ports, error };
   }
-  const nodes = nodeReports(spec, ports, networks);
-  const conditions: ConditionInput[] = STEPS.filter(
-    (s) => s !== 'RouterReady' || spec.spec.topology === 'link-router',
-  ).map(
-    (s) => reached.get(s) ?? { type: s, status: 'Unknown', reason: 'NotReached', message: 'an earlier step failed' },
-  );
-  const bound = portsBound(nodes);
-  const octavia = octaviaFor(spec, nodes, pass.ids);
-  const status: MgmtNetStatus = {
-    ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
-    conditions: mergeConditions(
-      options.previous?.conditions,
-      [readyCondition(conditions), ...conditions, bound],
-      now,
-      spec.metadata.generation,
-    ),
-    ids: pass.ids,
-    nodes,
-    octavia,
-  };
-  return {
-    objects: pass.objects,
-    status,
-    nodes,
-    octavia,
-    controllerListChanged: controllerListChanged(
-      options.previous?.octavia.health_manager.controller_ip_port_list,
-      octavia.health_manager.controller_ip_port_list,
-    ),
-    calls: { reads: client.calls.reads - before.reads, writes: client.calls.writes - before.writes },
-    ...(error !== undefined ? { error } : {}),
-  };
 }
 
 /** `PortsBound`: every node's port ACTIVE, or which are not yet (their node agent binds them). */
@@ -226,7 +238,7 @@ export async function readStatus(
     ...(spec.metadata.generation !== undefined ? { observedGeneration: spec.metadata.generation } : {}),
     conditions: mergeConditions(
       options.previous?.conditions,
-      [readyCondition(parts), ...parts, bound],
+      [networkReady(parts), ...parts, bound],
       options.now?.() ?? new Date(),
       spec.metadata.generation,
     ),

@@ -4,7 +4,7 @@
  * and the Kubernetes adapter; re-exported by reconcile.ts.
  */
 import type { OctaviaOptions } from './octavia-config.js';
-import type { Condition } from './status.js';
+import type { Condition } from './conditions.js';
 
 export type Action = 'created' | 'updated' | 'unchanged' | 'adopted' | 'deleted' | 'orphaned';
 export type ObjectKind =
@@ -24,7 +24,7 @@ export interface NodeReport {
   readonly portId: string | null;
   readonly mac: string | null;
   readonly fixedIps: readonly string[];
-  /** `binding:host_id` as Neutron has it (empty until the core or the node agent sets it). */
+  /** `binding:host_id` as Neutron has it (empty until `apply` (a pinned chassis) or the node agent sets it). */
   readonly chassis: string | null;
   /** Neutron's port status (`ACTIVE` once the node agent plugged it and OVN bound it). */
   readonly status: string;

@@ -26,6 +26,7 @@
 import ipaddr from 'ipaddr.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { cidrContains, cidrFamily, cidrsOverlap, firstHost, networkAddress } from './cidr.js';
 
 /** A spec that cannot be applied. `field` is the dotted path; the message starts with it. */
 export class SpecError extends Error {
@@ -38,17 +39,17 @@ export class SpecError extends Error {
   }
 }
 
-export const API_VERSION = 'octonet.dev/v1';
-export const KIND = 'OctaviaManagementNetwork';
-export const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
+const API_VERSION = 'octonet.dev/v1';
+const KIND = 'OctaviaManagementNetwork';
+const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 
 /**
  * Bytes geneve takes from the underlay MTU, as Neutron's geneve type driver counts them:
  * `max_header_size` (38 with OVN's options) plus the outer IP header (20 for IPv4, 40 for IPv6).
  */
-export const GENEVE_HEADER = 38;
-export function geneveOverhead(underlayIpVersion: 4 | 6): number {
+const GENEVE_HEADER = 38;
+function geneveOverhead(underlayIpVersion: 4 | 6): number {
   return GENEVE_HEADER + (underlayIpVersion === 4 ? 20 : 40);
 }
 
@@ -108,7 +109,7 @@ export const specBodySchema = z.strictObject({
     })
     .prefault({}),
   nodes: z.array(nodeSchema).optional(),
-  /** Kubernetes only: the operator turns it into `nodes` before calling the core. */
+  /** Kubernetes only: the operator turns it into `nodes` before calling the reconciler. */
   nodeSelector: z.record(z.string(), z.string()).optional(),
   nodeInterface: z
     .string()
@@ -248,109 +249,89 @@ function normalizeCidr(text: string, field: string): string {
   return `${network}/${prefix}`;
 }
 
-function networkAddress(address: ipaddr.IPv4 | ipaddr.IPv6, prefix: number): string {
-  const bytes = address.toByteArray();
-  for (let bit = prefix; bit < bytes.length * 8; bit++) bytes[bit >> 3]! &= ~(0x80 >> (bit & 7));
-  return ipaddr.fromByteArray(bytes).toString();
-}
-
-export function cidrFamily(cidr: string): 4 | 6 {
-  return ipaddr.parseCIDR(cidr)[0].kind() === 'ipv4' ? 4 : 6;
-}
-
-export function cidrsOverlap(a: string, b: string): boolean {
-  const [addrA, lenA] = ipaddr.parseCIDR(a);
-  const [addrB, lenB] = ipaddr.parseCIDR(b);
-  if (addrA.kind() !== addrB.kind()) return false;
-  const shorter = Math.min(lenA, lenB);
-  return networkAddress(addrA, shorter) === networkAddress(addrB, shorter);
-}
-
-export function cidrContains(cidr: string, ip: string): boolean {
-  const [net, len] = ipaddr.parseCIDR(cidr);
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    addr = ipaddr.parse(ip);
-  } catch {
-    return false;
-  }
-  return addr.kind() === net.kind() && addr.match(net, len);
-}
-
-/** The first host address of a CIDR (network address + 1). */
-export function firstHost(cidr: string): string {
-  const [net, len] = ipaddr.parseCIDR(cidr);
-  const bytes = ipaddr.parse(networkAddress(net, len)).toByteArray();
-  for (let i = bytes.length - 1; i >= 0; i--) {
-    bytes[i] = (bytes[i]! + 1) & 0xff;
-    if (bytes[i] !== 0) break;
-  }
-  return ipaddr.fromByteArray(bytes).toString();
-}
-
 /** The largest network MTU the spec's topology allows on its underlay. */
-export function maxNetworkMtu(spec: MgmtNetSpec): number {
+function maxNetworkMtu(spec: MgmtNetSpec): number {
   const tunnelled = spec.spec.topology !== 'provider';
   const n = spec.spec.network;
   return n.underlayMtu - (tunnelled ? geneveOverhead(n.underlayIpVersion) : 0);
 }
 
+/** The checks across fields, each naming the field it refuses. */
 function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
-  const s = spec.spec;
-  const cidrs = s.network.cidrs;
+  const cidrs = spec.spec.network.cidrs;
   if (cidrs.length === 2 && cidrFamily(cidrs[0]!) === cidrFamily(cidrs[1]!)) {
     throw new SpecError('spec.network.cidr', 'two CIDRs must be one IPv4 and one IPv6 (dual stack)');
   }
-  if (s.network.mtu !== undefined) {
-    const max = maxNetworkMtu(spec);
-    if (s.network.mtu > max) {
-      const why =
-        s.topology === 'provider'
-          ? `the underlay MTU (spec.network.underlayMtu ${s.network.underlayMtu})`
-          : `what a geneve network carries on a ${s.network.underlayMtu}-byte IPv${s.network.underlayIpVersion} underlay (${s.network.underlayMtu} - ${geneveOverhead(s.network.underlayIpVersion)} bytes of geneve and outer IP headers); raise spec.network.underlayMtu if the physical network carries jumbo frames`;
-      throw new SpecError('spec.network.mtu', `${s.network.mtu} is larger than ${max}, ${why}`);
-    }
-    if (cidrs.some((c) => cidrFamily(c) === 6) && s.network.mtu < 1280) {
-      throw new SpecError('spec.network.mtu', `${s.network.mtu} is below 1280, the IPv6 minimum`);
-    }
+  checkMtu(spec);
+  checkProvider(spec.spec);
+  checkLinkRouter(spec.spec);
+  if (!nodesGiven && spec.spec.nodeSelector === undefined) {
+    throw new SpecError('spec.nodes', 'list the controller nodes (or give spec.nodeSelector in Kubernetes)');
   }
+  checkNodes(spec.spec);
+}
+
+function checkMtu(spec: MgmtNetSpec): void {
+  const s = spec.spec;
+  if (s.network.mtu === undefined) return;
+  const max = maxNetworkMtu(spec);
+  if (s.network.mtu > max) {
+    const why =
+      s.topology === 'provider'
+        ? `the underlay MTU (spec.network.underlayMtu ${s.network.underlayMtu})`
+        : `what a geneve network carries on a ${s.network.underlayMtu}-byte IPv${s.network.underlayIpVersion} underlay (${s.network.underlayMtu} - ${geneveOverhead(s.network.underlayIpVersion)} bytes of geneve and outer IP headers); raise spec.network.underlayMtu if the physical network carries jumbo frames`;
+    throw new SpecError('spec.network.mtu', `${s.network.mtu} is larger than ${max}, ${why}`);
+  }
+  if (s.network.cidrs.some((c) => cidrFamily(c) === 6) && s.network.mtu < 1280) {
+    throw new SpecError('spec.network.mtu', `${s.network.mtu} is below 1280, the IPv6 minimum`);
+  }
+}
+
+function checkProvider(s: MgmtNetSpec['spec']): void {
   if (s.provider.networkType === 'vlan' && s.provider.segmentationId === undefined && s.topology !== 'per-node-ports') {
     throw new SpecError('spec.provider.segmentationId', 'required for a VLAN provider network');
   }
   if (s.provider.networkType === 'flat' && s.provider.segmentationId !== undefined) {
     throw new SpecError('spec.provider.segmentationId', 'a flat network has no segmentation ID');
   }
-  if (s.topology === 'link-router') {
-    if (s.linkRouter.cidr === undefined) {
-      throw new SpecError(
-        'spec.linkRouter.cidr',
-        "required for topology link-router (the controllers' provider subnet)",
-      );
+}
+
+function checkLinkRouter(s: MgmtNetSpec['spec']): void {
+  const cidrs = s.network.cidrs;
+  if (s.topology !== 'link-router') {
+    if (s.linkRouter.cidr !== undefined) {
+      throw new SpecError('spec.linkRouter.cidr', `only used with topology link-router (topology is ${s.topology})`);
     }
-    const linkCidr = s.linkRouter.cidr;
-    if (cidrs.length !== 1 || cidrFamily(cidrs[0]!) !== cidrFamily(linkCidr)) {
-      throw new SpecError(
-        'spec.linkRouter.cidr',
-        'link-router needs one tenant CIDR of the same IP version as the provider CIDR',
-      );
-    }
-    for (const cidr of cidrs) {
-      if (cidrsOverlap(cidr, linkCidr)) {
-        throw new SpecError('spec.linkRouter.cidr', `${linkCidr} overlaps the tenant CIDR ${cidr} (spec.network.cidr)`);
-      }
-    }
-    if (s.linkRouter.gatewayIp !== undefined && !cidrContains(linkCidr, s.linkRouter.gatewayIp)) {
-      throw new SpecError('spec.linkRouter.gatewayIp', `${s.linkRouter.gatewayIp} is not in ${linkCidr}`);
-    }
-  } else if (s.linkRouter.cidr !== undefined) {
-    throw new SpecError('spec.linkRouter.cidr', `only used with topology link-router (topology is ${s.topology})`);
+    return;
   }
-  if (!nodesGiven && s.nodeSelector === undefined) {
-    throw new SpecError('spec.nodes', 'list the controller nodes (or give spec.nodeSelector in Kubernetes)');
+  if (s.linkRouter.cidr === undefined) {
+    throw new SpecError('spec.linkRouter.cidr', "required for topology link-router (the controllers' provider subnet)");
   }
+  const linkCidr = s.linkRouter.cidr;
+  if (cidrs.length !== 1 || cidrFamily(cidrs[0]!) !== cidrFamily(linkCidr)) {
+    throw new SpecError(
+      'spec.linkRouter.cidr',
+      'link-router needs one tenant CIDR of the same IP version as the provider CIDR',
+    );
+  }
+  for (const cidr of cidrs) {
+    if (cidrsOverlap(cidr, linkCidr)) {
+      throw new SpecError('spec.linkRouter.cidr', `${linkCidr} overlaps the tenant CIDR ${cidr} (spec.network.cidr)`);
+    }
+  }
+  if (s.linkRouter.gatewayIp !== undefined && !cidrContains(linkCidr, s.linkRouter.gatewayIp)) {
+    throw new SpecError('spec.linkRouter.gatewayIp', `${s.linkRouter.gatewayIp} is not in ${linkCidr}`);
+  }
+}
+
+/** Node names and chassis unique; pinned addresses in the node's subnets, one per family, not taken. */
+function checkNodes(s: MgmtNetSpec['spec']): void {
   const seen = new Set<string>();
   const chassis = new Set<string>();
   const pinnedBy = new Map<string, string>();
+  const nodeCidrs = s.topology === 'link-router' ? [s.linkRouter.cidr!] : s.network.cidrs;
+  // link-router: the router takes the gateway address on the provider subnet.
+  const reserved = s.topology === 'link-router' ? [s.linkRouter.gatewayIp ?? firstHost(s.linkRouter.cidr!)] : [];
   s.nodes.forEach((node, i) => {
     if (seen.has(node.name)) throw new SpecError(`spec.nodes.${i}.name`, `"${node.name}" is listed twice`);
     seen.add(node.name);
@@ -359,9 +340,6 @@ function checkConsistency(spec: MgmtNetSpec, nodesGiven: boolean): void {
         throw new SpecError(`spec.nodes.${i}.chassis`, `chassis "${node.chassis}" is given to two nodes`);
       chassis.add(node.chassis);
     }
-    const nodeCidrs = s.topology === 'link-router' ? [s.linkRouter.cidr!] : cidrs;
-    // link-router: the router takes the gateway address on the provider subnet.
-    const reserved = s.topology === 'link-router' ? [s.linkRouter.gatewayIp ?? firstHost(s.linkRouter.cidr!)] : [];
     const families = new Set<number>();
     (node.fixedIps ?? []).forEach((ip, j) => {
       const field = `spec.nodes.${i}.fixedIps.${j}`;
@@ -387,8 +365,8 @@ export function requireNode(spec: MgmtNetSpec, name: string, field = 'node'): Mg
   return node;
 }
 
-/** The owner tag every object of this spec carries. */
-export function ownerTag(spec: MgmtNetSpec): string {
+/** The owner tag every object of this spec carries (the node agent's narrower spec fits). */
+export function ownerTag(spec: { readonly metadata: { readonly name: string } }): string {
   return `octonet-mgmt-net:${spec.metadata.name}`;
 }
 

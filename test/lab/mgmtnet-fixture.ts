@@ -1,5 +1,5 @@
 /**
- * What the management-network lab tests share: the spec, applying it with the core's reconcile,
+ * What the management-network lab tests share: the spec, applying it with `mgmt-net apply`'s reconcile,
  * running the node agent in a node's namespace, an "amphora" namespace on lb-mgmt-net, and the
  * checks on both traffic directions (heartbeat UDP to the health manager, TCP 9443 to the amphora
  * agent).
@@ -10,7 +10,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lab } from '../../src/lab/index.js';
 import { NeutronClient } from '../../src/mgmtnet/neutron-client.js';
-import { fromNeutronClient, runNodeAgentPass, type NodeAgentReport } from '../../src/mgmtnet/node-agent/index.js';
+import {
+  fromNeutronClient,
+  runNodeAgentUntilSettled,
+  type NodeAgentReport,
+} from '../../src/mgmtnet/node-agent/index.js';
 import { applySpec, type ApplyReport } from '../../src/mgmtnet/reconcile.js';
 import { validateSpec, type MgmtNetSpec } from '../../src/mgmtnet/spec.js';
 import type { Client } from '../fixtures/api.js';
@@ -36,7 +40,7 @@ export interface Provisioned {
   ports: Map<string, any>;
 }
 
-/** `mgmt-net apply`: the core's reconcile against the test's API; fails the test if the pass failed. */
+/** `mgmt-net apply`: the reconcile against the test's API; fails the test if the pass failed. */
 export async function applyMgmtSpec(admin: Client, spec: MgmtNetSpec): Promise<Provisioned> {
   const report = await applySpec(spec, NeutronClient.noauth(admin.baseUrl));
   assert.equal(report.error, undefined, report.error);
@@ -51,9 +55,12 @@ export async function applyMgmtSpec(admin: Client, spec: MgmtNetSpec): Promise<P
   return { report, network, subnet, amphoraGroupId: ids.amphoraSecurityGroup!, ports };
 }
 
-/** One node-agent pass for `node`, run inside the node's namespace, against the test's API. */
+/**
+ * One node-agent pass for `node` (with the passes it requeues while its change settles), run inside
+ * the node's namespace, against the test's API.
+ */
 export function agentPass(lab: Lab, apiUrl: string, spec: MgmtNetSpec, node: string, previous?: NodeAgentReport) {
-  return runNodeAgentPass({
+  return runNodeAgentUntilSettled({
     client: fromNeutronClient(NeutronClient.noauth(apiUrl)),
     spec,
     node,
@@ -62,7 +69,7 @@ export function agentPass(lab: Lab, apiUrl: string, spec: MgmtNetSpec, node: str
   });
 }
 
-/** Passes until the node is Ready (a pass waits for the port to go ACTIVE, but the probe's peers may still be coming up). */
+/** Passes until the node is Ready (a pass settles until the port is ACTIVE, but the probe's peers may still be coming up). */
 export async function agentReady(lab: Lab, apiUrl: string, spec: MgmtNetSpec, node: string): Promise<NodeAgentReport> {
   let last: NodeAgentReport | undefined;
   try {

@@ -106,7 +106,7 @@ describe('octonet on the lab: the management network through a link router', { s
   it('a second apply and agent pass change nothing', async () => {
     const again = await applyMgmtSpec(api.admin, spec);
     assert.equal(again.ports.get('node1').id, made.ports.get('node1').id);
-    // Including the ports whose binding:host_id the agent set: the core leaves it alone.
+    // Including the ports whose binding:host_id the agent set: `apply` leaves it alone.
     const changed = again.report.objects.filter((o) => o.action !== 'unchanged');
     assert.deepEqual(changed, [], 'the second apply changes nothing');
     for (const name of CONTROLLERS) {

@@ -124,7 +124,7 @@ describe('octonet on the lab: the management network, one port per controller no
     const before = await ifindex();
     const again = await applyMgmtSpec(api.admin, spec);
     assert.equal(again.ports.get('node1').id, made.ports.get('node1').id);
-    // Including the ports whose binding:host_id the agent set: the core leaves it alone.
+    // Including the ports whose binding:host_id the agent set: `apply` leaves it alone.
     const changed = again.report.objects.filter((o) => o.action !== 'unchanged');
     assert.deepEqual(changed, [], 'the second apply changes nothing');
     for (const name of CONTROLLERS) {

@@ -14,7 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConnection } from './connection.js';
 
-/** What identifies a collection: `{group:'', version:'v1', plural:'nodes'}` for core resources. */
+/** What identifies a collection: `{group:'', version:'v1', plural:'nodes'}` in Kubernetes' core API group. */
 export interface ResourceType {
   readonly group: string;
   readonly version: string;
@@ -85,7 +85,7 @@ export interface WatchOptions extends ListOptions {
 }
 
 /** `/api/v1/namespaces/ns/configmaps/name/status`, `/apis/g/v/plural`, … */
-export function resourcePath(type: ResourceType, namespace?: string, name?: string, subresource?: string): string {
+function resourcePath(type: ResourceType, namespace?: string, name?: string, subresource?: string): string {
   let path = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
   if (type.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
   path += `/${type.plural}`;
@@ -94,7 +94,7 @@ export function resourcePath(type: ResourceType, namespace?: string, name?: stri
   return path;
 }
 
-export function apiVersionOf(type: ResourceType): string {
+function apiVersionOf(type: ResourceType): string {
   return type.group ? `${type.group}/${type.version}` : type.version;
 }
 

@@ -24,7 +24,7 @@ export class KubeConnectionError extends Error {
   override name = 'KubeConnectionError';
 }
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface ConnectionOptions {
   url?: string;

@@ -1,5 +1,5 @@
 /**
- * The two CustomResourceDefinitions. The network's `spec` schema is GENERATED from the core's zod
+ * The two CustomResourceDefinitions. The network's `spec` schema is GENERATED from the spec's zod
  * schema (`specBodySchema` in ../spec.ts), so the CRD and the validator cannot drift apart; the
  * files under deploy/crds/ are this module's output (`octonet operator crds --write deploy/crds`),
  * and a test fails when they differ.
@@ -8,8 +8,8 @@
  * `anyOf`, no `additionalProperties: false`. So the conversion: unions of one JSON type collapse
  * to that type (literal unions become an enum), a union of different types (`network.cidr`: a
  * string or a list) keeps its values unchecked here (`x-kubernetes-preserve-unknown-fields`) and
- * the core checks them; defaults are left out, so the stored object stays as the user wrote it and
- * the core fills the defaults (one place documents them: spec.ts). Unknown fields are pruned by
+ * spec.ts checks them; defaults are left out, so the stored object stays as the user wrote it and
+ * the validator fills the defaults (one place documents them: spec.ts). Unknown fields are pruned by
  * the API server (and `kubectl apply` warns about them).
  */
 import { z } from 'zod';
@@ -20,7 +20,7 @@ import { GROUP, NETWORKS, PORTS, VERSION } from './resources.js';
 type Json = Record<string, unknown>;
 
 /** A zod-produced JSON Schema node → a Kubernetes structural schema node. */
-export function toStructural(node: Json): Json {
+function toStructural(node: Json): Json {
   const out: Json = {};
   const union = (node.anyOf ?? node.oneOf) as Json[] | undefined;
   if (union) {
@@ -136,7 +136,7 @@ function crd(input: {
   };
 }
 
-export function networkCrd() {
+function networkCrd() {
   return crd({
     plural: NETWORKS.plural,
     kind: NETWORKS.kind,
@@ -145,7 +145,7 @@ export function networkCrd() {
     description:
       "Octavia's management network (lb-mgmt-net): Neutron network, subnets, security groups, router and one port per controller node, reconciled by octonet operator. The spec is documented in src/mgmtnet/spec.ts and docs/mgmt-net.md.",
     spec: networkSpecSchema(),
-    // Written only by the operator (the core's status: conditions, Neutron IDs, nodes, Octavia options).
+    // Written only by the operator (the reconciler's status: conditions, Neutron IDs, nodes, Octavia options).
     status: {
       type: 'object',
       'x-kubernetes-preserve-unknown-fields': true,
@@ -166,7 +166,7 @@ export function networkCrd() {
   });
 }
 
-export function portCrd() {
+function portCrd() {
   return crd({
     plural: PORTS.plural,
     kind: PORTS.kind,

@@ -6,12 +6,14 @@
  * status (a merge patch of the fields the agent owns; the operator owns portId/mac/fixedIps).
  * When a resource goes away, it runs the pass once more so the interface is unplugged (the
  * operator deletes the Neutron port first, so the pass finds no port and removes the interface).
- * A change in the node's OVS Interface table (B's monitor) and a periodic pass repair what changes
- * outside Kubernetes (a reboot, an OVS restart, MAC drift).
+ * A change in the node's OVS Interface table (an `ovsdb-client monitor`) and a periodic pass repair what changes
+ * outside Kubernetes (a reboot, an OVS restart, MAC drift); a pass whose change is still settling
+ * asks to be requeued, and the queue runs it again after the delay it names.
  */
 import type { Logger } from 'pino';
 import {
   runNodeAgentPass,
+  type NodeAgentLog,
   type NodeAgentNeutron,
   type NodeAgentReport,
   type NodeAgentSpec,
@@ -47,7 +49,7 @@ export interface KubeNodeAgentOptions {
 }
 
 /** What the agent writes into a port resource's status. */
-export function agentStatus(report: NodeAgentReport, generation: number | undefined) {
+function agentStatus(report: NodeAgentReport, generation: number | undefined) {
   return {
     ...(report.chassis ? { chassis: report.chassis } : {}),
     conditions: report.conditions,
@@ -55,80 +57,101 @@ export function agentStatus(report: NodeAgentReport, generation: number | undefi
   };
 }
 
+/** What the agent keeps between passes, per network name. */
+interface AgentState {
+  readonly options: KubeNodeAgentOptions;
+  /** Port resources of this node, by network name. */
+  readonly resources: Map<string, PortObject>;
+  /** Networks served before, with the spec last used: needed to unplug after the resource is gone. */
+  readonly served: Map<string, NodeAgentSpec>;
+  readonly previous: Map<string, NodeAgentReport>;
+  readonly log: NodeAgentLog;
+  readonly queue: WorkQueue;
+}
+
+/** The spec the pass reads: the network's, else the one last served (its resource is gone). */
+async function specFor(state: AgentState, network: string): Promise<NodeAgentSpec> {
+  const { kube, namespace } = state.options;
+  if (state.resources.has(network)) {
+    const owner = await kube.get<NetworkObject>(NETWORKS, namespace, network);
+    // Only what the pass reads (name, interface, topology): the operator has validated the rest.
+    if (owner) return { metadata: { name: network }, spec: { ...owner.spec } };
+  }
+  return state.served.get(network) ?? { metadata: { name: network }, spec: {} };
+}
+
+/** One pass for `network`, and its conditions written into the port resource's status. */
+async function passFor(state: AgentState, network: string): Promise<void> {
+  const { options, resources, served, previous } = state;
+  const { kube, namespace } = options;
+  const resource = resources.get(network);
+  const spec = await specFor(state, network);
+  const report = await runNodeAgentPass({
+    client: options.neutron,
+    spec,
+    node: options.node,
+    host: options.host,
+    log: state.log,
+    probe: options.probe ?? true,
+    previous: previous.get(network),
+  });
+  previous.set(network, report);
+  // A change still settling (the port not yet ACTIVE): the pass asks to run again soon.
+  if (report.requeue) state.queue.addAfter(network, report.requeue.afterMs);
+  if (!resource) {
+    // Gone from Kubernetes: forget the network once a complete pass found no port (and so
+    // unplugged). A pass that could not even reach OVS proves nothing: the timer tries again.
+    const unplugged = report.conditions.some((c) => c.type === 'Plugged' && c.reason === 'PortNotFound');
+    if (unplugged) {
+      served.delete(network);
+      previous.delete(network);
+    }
+    return;
+  }
+  served.set(network, spec);
+  const status = agentStatus(report, resource.metadata.generation);
+  const current = resource.status ?? {};
+  const changed = (Object.keys(status) as (keyof typeof status)[]).some(
+    (k) => canonicalJson(current[k]) !== canonicalJson(status[k]),
+  );
+  if (!changed) return;
+  try {
+    const written = await kube.mergePatch<PortObject>(PORTS, namespace, resource.metadata.name, { status }, 'status');
+    resources.set(network, written);
+  } catch (error) {
+    // Deleted while the pass ran: the DELETED event queues the unplugging pass.
+    if (!isNotFound(error)) throw error;
+  }
+}
+
 export async function runKubeNodeAgent(options: KubeNodeAgentOptions): Promise<void> {
   const { kube, namespace, node, signal, logger } = options;
-  /** Port resources of this node, by network name. */
-  const resources = new Map<string, PortObject>();
-  /** Networks served before, with the spec last used: needed to unplug after the resource is gone. */
-  const served = new Map<string, NodeAgentSpec>();
-  const previous = new Map<string, NodeAgentReport>();
-  const log = {
+  const log: NodeAgentLog = {
     info: (fields: object, message: string) => logger?.info({ node, ...fields }, message),
     warn: (fields: object, message: string) => logger?.warn({ node, ...fields }, message),
   };
-
-  async function pass(network: string): Promise<void> {
-    const resource = resources.get(network);
-    let spec = served.get(network);
-    if (resource) {
-      const owner = await kube.get<NetworkObject>(NETWORKS, namespace, network);
-      // Only what the pass reads (name, interface, topology): the operator has validated the rest.
-      if (owner) spec = { metadata: { name: network }, spec: { ...owner.spec } };
-    }
-    if (!spec) spec = { metadata: { name: network }, spec: {} };
-    const report = await runNodeAgentPass({
-      client: options.neutron,
-      spec,
-      node,
-      host: options.host,
-      log,
-      probe: options.probe ?? true,
-      previous: previous.get(network),
-    });
-    previous.set(network, report);
-    if (!resource) {
-      // Gone from Kubernetes: forget the network once a complete pass found no port (and so
-      // unplugged). A pass that could not even reach OVS proves nothing: the timer tries again.
-      const unplugged = report.conditions.some((c) => c.type === 'Plugged' && c.reason === 'PortNotFound');
-      if (unplugged) {
-        served.delete(network);
-        previous.delete(network);
-      }
-      return;
-    }
-    served.set(network, spec);
-    const status = agentStatus(report, resource.metadata.generation);
-    const current = resource.status ?? {};
-    const changed = (Object.keys(status) as (keyof typeof status)[]).some(
-      (k) => canonicalJson(current[k]) !== canonicalJson(status[k]),
-    );
-    if (!changed) return;
-    try {
-      const written = await kube.mergePatch<PortObject>(PORTS, namespace, resource.metadata.name, { status }, 'status');
-      resources.set(network, written);
-    } catch (error) {
-      // Deleted while the pass ran: the DELETED event queues the unplugging pass.
-      if (!isNotFound(error)) throw error;
-    }
-  }
-
-  const queue: WorkQueue = new WorkQueue({
-    work: pass,
-    onError: (network, error) => log.warn({ mgmtNet: network, err: (error as Error).message }, 'pass failed; retrying'),
-    baseDelayMs: 1000,
-  });
+  const state: AgentState = {
+    options,
+    resources: new Map(),
+    served: new Map(),
+    previous: new Map(),
+    log,
+    queue: new WorkQueue({
+      work: (network) => passFor(state, network),
+      onError: (network, error) =>
+        log.warn({ mgmtNet: network, err: (error as Error).message }, 'pass failed; retrying'),
+      baseDelayMs: 1000,
+    }),
+  };
+  const { resources, served, queue } = state;
   const networkOf = (p: PortObject) => p.spec?.network;
+  const all = () => new Set([...resources.keys(), ...served.keys()]).forEach((n) => queue.add(n));
 
-  const interval = setInterval(
-    () => new Set([...resources.keys(), ...served.keys()]).forEach((n) => queue.add(n)),
-    options.intervalMs ?? 30_000,
-  );
+  const interval = setInterval(all, options.intervalMs ?? 30_000);
   interval.unref();
   const ovs =
     Array.isArray(options.host) && options.watchOvs !== false
-      ? watchOvsInterfaces(options.host as readonly string[], () =>
-          new Set([...resources.keys(), ...served.keys()]).forEach((n) => queue.add(n)),
-        )
+      ? watchOvsInterfaces(options.host as readonly string[], all)
       : undefined;
   try {
     await runWatchLoop<PortObject>({

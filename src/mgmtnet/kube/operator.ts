@@ -2,10 +2,10 @@
  * `octonet operator`: the management-network reconcile driven by Kubernetes. Watches
  * OctaviaManagementNetwork objects in one namespace (and Nodes, for `spec.nodeSelector`, and the
  * per-node port resources, whose status the node agents change), and for each network, level-
- * triggered: resolves its nodes, validates the spec, calls the core's `applySpec` (all Neutron
+ * triggered: resolves its nodes, validates the spec, calls the reconciler's `applySpec` (all Neutron
  * logic is there), writes the rendered ConfigMap, the heartbeat Secret, one OctaviaManagementPort
- * per node, and the status (the core's conditions with observedGeneration). Deletion is held by a
- * finalizer until the core's `deleteSpec` has removed what the network owns in Neutron.
+ * per node, and the status (the reconciler's conditions with observedGeneration). Deletion is held by a
+ * finalizer until the reconciler's `deleteSpec` has removed what the network owns in Neutron.
  * A bad spec becomes a `Ready=False, reason InvalidSpec` condition naming the field, and no
  * Neutron call is made. A resync pass runs every `resyncMs` to repair drift made in Neutron.
  */
@@ -14,7 +14,7 @@ import { NeutronApiError, type NeutronClient } from '../neutron-client.js';
 import { renderConfigMap } from '../octavia-config.js';
 import { applySpec, deleteSpec, type MgmtNetStatus } from '../reconcile.js';
 import { SpecError, validateSpec, type MgmtNetSpec } from '../spec.js';
-import { mergeConditions } from '../status.js';
+import { mergeConditions } from '../conditions.js';
 import { isConflict, type KubeClient, type KubeObject } from './client.js';
 import {
   applyConfigMap,
@@ -61,10 +61,10 @@ export interface ReconcileContext {
 type WrittenStatus = NetworkStatus;
 
 /**
- * The object the core validates: `spec.nodeSelector` turned into `spec.nodes` (the Node objects
+ * The object spec.ts validates: `spec.nodeSelector` turned into `spec.nodes` (the Node objects
  * whose labels match, not being deleted), as the contract says the adapter does.
  */
-export async function resolveNodes(kube: KubeClient, network: NetworkObject): Promise<NetworkObject> {
+async function resolveNodes(kube: KubeClient, network: NetworkObject): Promise<NetworkObject> {
   const selector = network.spec?.nodeSelector as Record<string, string> | undefined;
   if (!selector || typeof selector !== 'object') return network;
   if (network.spec.nodes !== undefined) {
@@ -94,7 +94,7 @@ function describeError(error: unknown): string {
   return `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
 }
 
-/** Ready=False for a reason outside the core's pass; the rest of the last status is kept. */
+/** Ready=False for a reason outside the reconciler's pass; the rest of the last status is kept. */
 function failedStatus(network: NetworkObject, reason: string, message: string, extra: string[] = []): WrittenStatus {
   const generation = network.metadata.generation;
   const previous = network.status;
@@ -128,7 +128,7 @@ async function setFinalizer(ctx: ReconcileContext, network: NetworkObject, prese
 }
 
 /**
- * What the core's cleanup is given. Cleanup finds objects by the owner tag alone (the contract:
+ * What the reconciler's cleanup is given. Cleanup finds objects by the owner tag alone (the contract:
  * own only what it tagged), so when the stored spec no longer validates (edited into a bad state,
  * then deleted) a minimal spec with the same name finds the same objects; blocking the deletion
  * on a spec the user is throwing away would only leave them stuck.
@@ -151,8 +151,8 @@ function deletionSpec(network: NetworkObject): MgmtNetSpec {
 }
 
 /**
- * The deletion path: Neutron first (the core's deleteSpec; anything still in use is orphaned and
- * reported), then our Kubernetes objects, then the finalizer. A name the core cannot take (it
+ * The deletion path: Neutron first (the reconciler's deleteSpec; anything still in use is orphaned and
+ * reported), then our Kubernetes objects, then the finalizer. A name the reconciler cannot take (it
  * wants a DNS label) keeps the finalizer, with the reason in the status.
  */
 async function finalize(ctx: ReconcileContext, network: NetworkObject): Promise<void> {
@@ -215,7 +215,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
       await writeStatus(ctx, network, invalidStatus(network, error));
       return;
     }
-    // Neutron unreachable or refusing before the pass could start (the core reports failures
+    // Neutron unreachable or refusing before the pass could start (the reconciler reports failures
     // inside the pass in its conditions): say so on the resource, then let the queue retry.
     await writeStatus(ctx, network, failedStatus(network, 'NeutronUnavailable', describeError(error)));
     throw error;
@@ -249,13 +249,95 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
   await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
 }
 
+/** What the operator's three watches share. */
+interface Watches {
+  readonly options: OperatorOptions;
+  /** The networks as last seen, by name. */
+  readonly known: Map<string, NetworkObject>;
+  /** Node name → its labels (canonical JSON), to tell a label change from a kubelet heartbeat. */
+  readonly nodeLabels: Map<string, string>;
+  /** The generation last handed to the queue: status-only updates (our own writes) are skipped. */
+  readonly queuedGeneration: Map<string, number | undefined>;
+  enqueue(object: KubeObject): void;
+}
+
+/** What every watch of the operator is given. */
+const watching = ({ options }: Watches) => ({ client: options.kube, signal: options.signal, logger: options.logger });
+
+/** The networks: a new generation, a deletion or a missing finalizer is worth a reconcile. */
+function watchNetworks(w: Watches): Promise<void> {
+  return runWatchLoop<NetworkObject>({
+    ...watching(w),
+    type: NETWORKS,
+    namespace: w.options.namespace,
+    onSync: (items) => {
+      w.known.clear();
+      for (const item of items) {
+        w.known.set(item.metadata.name, item);
+        w.enqueue(item);
+      }
+    },
+    onEvent: ({ type, object }) => {
+      if (type === 'DELETED') {
+        w.known.delete(object.metadata.name);
+        return;
+      }
+      w.known.set(object.metadata.name, object);
+      const sameGeneration = w.queuedGeneration.get(object.metadata.name) === object.metadata.generation;
+      const needsWork =
+        type === 'ADDED' ||
+        !sameGeneration ||
+        object.metadata.deletionTimestamp !== undefined ||
+        !object.metadata.finalizers?.includes(FINALIZER);
+      if (needsWork) w.enqueue(object);
+    },
+  });
+}
+
+/**
+ * Node labels decide the node set of nodeSelector networks. Kubelets update their Node every few
+ * seconds (heartbeats, conditions): only a change of labels, or a node coming or going, is worth a
+ * reconcile.
+ */
+function watchNodes(w: Watches): Promise<void> {
+  const withSelector = () => [...w.known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
+  return runWatchLoop<KubeObject>({
+    ...watching(w),
+    type: NODES,
+    onSync: (items) => {
+      w.nodeLabels.clear();
+      for (const n of items) w.nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
+      withSelector().forEach((n) => w.enqueue(n));
+    },
+    onEvent: ({ type, object }) => {
+      const labels = canonicalJson(object.metadata.labels ?? {});
+      const before = w.nodeLabels.get(object.metadata.name);
+      if (type === 'DELETED') w.nodeLabels.delete(object.metadata.name);
+      else w.nodeLabels.set(object.metadata.name, labels);
+      if (type === 'MODIFIED' && before === labels && !object.metadata.deletionTimestamp) return;
+      withSelector().forEach((n) => w.enqueue(n));
+    },
+  });
+}
+
+/** A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network. */
+function watchPorts(w: Watches): Promise<void> {
+  return runWatchLoop<PortObject>({
+    ...watching(w),
+    type: PORTS,
+    namespace: w.options.namespace,
+    onSync: () => undefined,
+    onEvent: ({ object }) => {
+      const owner = w.known.get(object.spec?.network);
+      if (owner) w.enqueue(owner);
+    },
+  });
+}
+
 /** Runs until the signal aborts. */
 export async function runOperator(options: OperatorOptions): Promise<void> {
-  const { kube, namespace, signal, logger } = options;
+  const { kube, namespace, logger } = options;
   const ctx: ReconcileContext = { kube, namespace, neutron: options.neutron, logger };
-  const known = new Map<string, NetworkObject>();
-  /** The generation last handed to the queue: status-only updates (our own writes) are skipped. */
-  const queuedGeneration = new Map<string, number | undefined>();
   const queue: WorkQueue = new WorkQueue({
     work: async (name: string): Promise<void> => {
       try {
@@ -270,82 +352,21 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
       logger?.warn({ mgmtNet: name, err: (error as Error).message }, 'reconcile failed; retrying'),
     baseDelayMs: options.retryDelayMs ?? 1000,
   });
-  const enqueue = (object: KubeObject) => {
-    queuedGeneration.set(object.metadata.name, object.metadata.generation);
-    queue.add(object.metadata.name);
+  const queuedGeneration = new Map<string, number | undefined>();
+  const w: Watches = {
+    options,
+    known: new Map(),
+    nodeLabels: new Map(),
+    queuedGeneration,
+    enqueue: (object) => {
+      queuedGeneration.set(object.metadata.name, object.metadata.generation);
+      queue.add(object.metadata.name);
+    },
   };
-  const nodeLabels = new Map<string, string>();
-  const withSelector = () => [...known.values()].filter((n) => n.spec?.nodeSelector !== undefined);
-
-  const loops = [
-    runWatchLoop<NetworkObject>({
-      client: kube,
-      type: NETWORKS,
-      namespace,
-      signal,
-      logger,
-      onSync: (items) => {
-        known.clear();
-        for (const item of items) {
-          known.set(item.metadata.name, item);
-          enqueue(item);
-        }
-      },
-      onEvent: ({ type, object }) => {
-        if (type === 'DELETED') {
-          known.delete(object.metadata.name);
-          return;
-        }
-        known.set(object.metadata.name, object);
-        const sameGeneration = queuedGeneration.get(object.metadata.name) === object.metadata.generation;
-        const needsWork =
-          type === 'ADDED' ||
-          !sameGeneration ||
-          object.metadata.deletionTimestamp !== undefined ||
-          !object.metadata.finalizers?.includes(FINALIZER);
-        if (needsWork) enqueue(object);
-      },
-    }),
-    // Node labels decide the node set of nodeSelector networks. Kubelets update their Node every
-    // few seconds (heartbeats, conditions): only a change of labels, or a node coming or going,
-    // is worth a reconcile.
-    runWatchLoop<KubeObject>({
-      client: kube,
-      type: NODES,
-      signal,
-      logger,
-      onSync: (items) => {
-        nodeLabels.clear();
-        for (const n of items) nodeLabels.set(n.metadata.name, canonicalJson(n.metadata.labels ?? {}));
-        withSelector().forEach(enqueue);
-      },
-      onEvent: ({ type, object }) => {
-        const labels = canonicalJson(object.metadata.labels ?? {});
-        const before = nodeLabels.get(object.metadata.name);
-        if (type === 'DELETED') nodeLabels.delete(object.metadata.name);
-        else nodeLabels.set(object.metadata.name, labels);
-        if (type === 'MODIFIED' && before === labels && !object.metadata.deletionTimestamp) return;
-        withSelector().forEach(enqueue);
-      },
-    }),
-    // A node agent's status write means Neutron changed (binding host, ACTIVE): refresh the network.
-    runWatchLoop<PortObject>({
-      client: kube,
-      type: PORTS,
-      namespace,
-      signal,
-      logger,
-      onSync: () => undefined,
-      onEvent: ({ object }) => {
-        const owner = known.get(object.spec?.network);
-        if (owner) enqueue(owner);
-      },
-    }),
-  ];
-  const resync = setInterval(() => [...known.values()].forEach(enqueue), options.resyncMs ?? 60_000);
+  const resync = setInterval(() => [...w.known.values()].forEach((n) => w.enqueue(n)), options.resyncMs ?? 60_000);
   resync.unref();
   try {
-    await Promise.all(loops);
+    await Promise.all([watchNetworks(w), watchNodes(w), watchPorts(w)]);
   } finally {
     clearInterval(resync);
     queue.stop();

@@ -1,6 +1,6 @@
 /**
  * The Kubernetes resource types the adapter reads and writes, their names, labels and the shapes
- * of our two custom resources as stored (not validated: the spec is validated by the core's
+ * of our two custom resources as stored (not validated: the spec is validated by spec.ts's
  * `validateSpec`; the per-node port resource is written only by the operator).
  */
 import type { MgmtNetStatus } from '../reconcile.js';
@@ -51,7 +51,7 @@ export interface Condition {
   lastTransitionTime: string;
 }
 
-/** The status the operator writes: the core's (conditions, IDs, nodes, Octavia options) plus columns. */
+/** The status the operator writes: the reconciler's (conditions, IDs, nodes, Octavia options) plus columns. */
 export type NetworkStatus = Partial<MgmtNetStatus> & {
   topology?: string;
   /** "active/total" node ports, the printer column. */

@@ -26,7 +26,7 @@ export interface WatchLoopOptions<T extends KubeObject> {
 }
 
 /** Resolves after `ms`, or at once when the signal aborts. Retry backoff only. */
-export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);

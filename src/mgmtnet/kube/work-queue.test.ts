@@ -1,6 +1,6 @@
 /**
  * The operator's work queue: a key queued twice runs once, one key at a time, and a failing key
- * comes back (with backoff) until it succeeds.
+ * comes back (with backoff) until it succeeds, a requeued key comes back, a stopped queue runs nothing.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -49,5 +49,26 @@ describe('WorkQueue', () => {
     assert.equal(attempts, 3);
     assert.deepEqual(errors, ['attempt 1', 'attempt 2']);
     queue.stop();
+  });
+
+  it('runs a requeued key again after its delay, and not once the queue is stopped', async () => {
+    const ran: string[] = [];
+    let requeued!: () => void;
+    const second = new Promise<void>((resolve) => (requeued = resolve));
+    const queue = new WorkQueue({
+      work: async (key) => {
+        ran.push(key);
+        if (ran.length === 2) requeued();
+      },
+    });
+    queue.addAfter('k', 1);
+    queue.addAfter('k', 1); // two requeues of a key that is not queued: each adds it, one at a time
+    await second;
+    await queue.idle();
+    assert.deepEqual(ran, ['k', 'k']);
+    queue.addAfter('late', 1);
+    queue.stop();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(ran, ['k', 'k'], 'a stopped queue drops its pending requeues');
   });
 });

@@ -29,6 +29,16 @@ export class WorkQueue {
     if (!this.running) void this.drain();
   }
 
+  /** `key` again after `ms` (a requeue: the work asked to be run again soon); dropped by `stop`. */
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.add(key);
+    }, ms);
+    this.timers.add(timer);
+  }
+
   stop(): void {
     this.stopped = true;
     this.queued.length = 0;
@@ -54,11 +64,7 @@ export class WorkQueue {
         const count = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, count);
         const delay = Math.min((this.options.baseDelayMs ?? 500) * 2 ** (count - 1), this.options.maxDelayMs ?? 60_000);
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          this.add(key);
-        }, delay);
-        this.timers.add(timer);
+        this.addAfter(key, delay);
       }
     }
     this.running = false;

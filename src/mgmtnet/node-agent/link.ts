@@ -66,6 +66,8 @@ export interface LinkState {
   routes: string[];
 }
 
+export const familyOf = (address: string): 4 | 6 => (ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4);
+
 /** One spelling per address (iproute2 and Neutron may write IPv6 differently): RFC 5952's. */
 export function canonicalAddress(address: string): string {
   const [ip, prefix] = address.split('/');

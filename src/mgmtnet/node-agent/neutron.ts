@@ -2,7 +2,7 @@
  * What the node agent needs from Neutron, as a narrow interface: find this node's port by its
  * owner tags, read it with its network and subnets, set `binding:host_id`, and see the operator's
  * router (link-router) and the other controllers' ports (probe targets). Any Neutron client can be
- * adapted to it (`fromNeutronClient` wraps the core's shared client); the agent itself never
+ * adapted to it (`fromNeutronClient` wraps the shared `NeutronClient`); the agent itself never
  * builds URLs. Bodies are Neutron's own JSON, only the fields read here are typed.
  */
 import type { NeutronClient, Query } from '../neutron-client.js';
@@ -76,64 +76,9 @@ export class NeutronHttpError extends Error {
   }
 }
 
-function query(filter: NeutronFilter): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filter))
-    params.set(key, typeof value === 'string' ? value : value.join(','));
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
 /**
- * A minimal Neutron client over HTTP with fixed headers (noauth: none, or `X-Project-Id`/`X-Roles`;
- * Keystone: `X-Auth-Token`). For the node agent on its own; the operator's client (with Keystone
- * password auth and call counting) is adapted with `fromNeutronClient` where it is at hand.
- */
-export function httpNeutron(baseUrl: string, headers: () => Record<string, string> = () => ({})): NodeAgentNeutron {
-  const root = baseUrl.replace(/\/+$/, '').replace(/\/v2\.0$/, '');
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
-    const response = await fetch(`${root}/v2.0${path}`, {
-      method,
-      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...headers() },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status === 404 && method === 'GET') return undefined;
-    if (!response.ok) {
-      let type = 'HTTPError';
-      let message = text;
-      try {
-        const error = (JSON.parse(text) as { NeutronError?: { type: string; message: string } }).NeutronError;
-        if (error) ({ type, message } = error);
-      } catch {
-        // not JSON: keep the text
-      }
-      throw new NeutronHttpError(response.status, type, `${method} ${path}: ${response.status} ${message}`);
-    }
-    return (text ? JSON.parse(text) : {}) as T;
-  }
-  const must = async <T>(what: string, value: Promise<T | undefined>): Promise<T> => {
-    const found = await value;
-    if (found === undefined) throw new NeutronHttpError(404, 'NotFound', `${what} not found`);
-    return found;
-  };
-  return {
-    listPorts: async (filter) =>
-      (await must('ports', call<{ ports: NeutronPort[] }>('GET', `/ports${query(filter)}`))).ports,
-    getPort: async (id) => (await call<{ port: NeutronPort }>('GET', `/ports/${id}`))?.port,
-    updatePort: async (id, changes) =>
-      (await must(`port ${id}`, call<{ port: NeutronPort }>('PUT', `/ports/${id}`, { port: changes }))).port,
-    getNetwork: async (id) =>
-      (await must(`network ${id}`, call<{ network: NeutronNetwork }>('GET', `/networks/${id}`))).network,
-    getSubnet: async (id) =>
-      (await must(`subnet ${id}`, call<{ subnet: NeutronSubnet }>('GET', `/subnets/${id}`))).subnet,
-    listRouters: async (filter) =>
-      (await must('routers', call<{ routers: NeutronRouter[] }>('GET', `/routers${query(filter)}`))).routers,
-  };
-}
-
-/**
- * The core's client (Keystone or noauth, counted calls) as the agent's narrow interface. Tag
+ * The shared Neutron client (`../neutron-client.ts`: Keystone or noauth, counted calls) as the
+ * agent's narrow interface. Tag
  * filters go comma-joined (`tags=a,b`: all of them), the form every Neutron accepts.
  */
 export function fromNeutronClient(client: NeutronClient): NodeAgentNeutron {

@@ -11,8 +11,8 @@
  */
 import { must, type NodeHost } from './host.js';
 
-export const INTEGRATION_BRIDGE = 'br-int';
-export const OWNER_KEY = 'octonet-mgmt-net';
+const INTEGRATION_BRIDGE = 'br-int';
+const OWNER_KEY = 'octonet-mgmt-net';
 
 export interface WantedInterface {
   name: string;

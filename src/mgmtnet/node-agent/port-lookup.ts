@@ -3,22 +3,15 @@
  * tags, never by name), the routes through the link router the spec owns (with the router's path
  * MTU), and the other controllers' addresses to probe. Reads only.
  */
-import ipaddr from 'ipaddr.js';
-import type { WantedRoute } from './link.js';
+import { HEALTH_MGR_DEVICE_OWNER, nodeTag, ownerTag } from '../spec.js';
+import { familyOf, type WantedRoute } from './link.js';
 import type { NeutronPort, NeutronSubnet, NodeAgentNeutron } from './neutron.js';
 import type { ProbeTarget } from './probe.js';
-
-export const HEALTH_MANAGER_OWNER = 'Octavia:health-mgr';
 
 /** Only what the look-ups need of the spec. */
 interface Owner {
   metadata: { name: string };
 }
-
-export const ownerTag = (spec: Owner) => `octonet-mgmt-net:${spec.metadata.name}`;
-export const nodeTag = (node: string) => `octonet-node:${node}`;
-
-const familyOf = (address: string): 4 | 6 => (ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4);
 
 /**
  * This node's port: tagged for the spec and the node. Several (a crash between create and
@@ -93,7 +86,7 @@ export async function linkRouterRoutes(
 
 /** The other controllers' addresses on the management path, for the probe (ACTIVE ports only). */
 export async function peerAddresses(client: NodeAgentNeutron, spec: Owner, port: NeutronPort): Promise<string[]> {
-  const peers = await client.listPorts({ tags: [ownerTag(spec)], device_owner: HEALTH_MANAGER_OWNER });
+  const peers = await client.listPorts({ tags: [ownerTag(spec)], device_owner: HEALTH_MGR_DEVICE_OWNER });
   return peers
     .filter((p) => p.id !== port.id && p.status === 'ACTIVE' && p.tags?.includes(ownerTag(spec)))
     .sort((a, b) => a.id.localeCompare(b.id))

@@ -10,21 +10,15 @@
  * ICMP rather than UDP 5555: a UDP probe to a peer's health manager gets no answer when it works
  * (only when nothing listens), so it cannot tell "delivered" from "dropped".
  */
-import ipaddr from 'ipaddr.js';
+import { finding, type Finding } from '../conditions.js';
+import type { NodeStep } from './context.js';
 import type { NodeHost } from './host.js';
-
-export interface ProbeResult {
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-}
+import { familyOf, type WantedAddress } from './link.js';
+import type { NeutronPort } from './neutron.js';
+import { peerAddresses } from './port-lookup.js';
 
 /** IP + ICMP header bytes to subtract from the MTU for the ping payload. */
 const HEADERS = { 4: 20 + 8, 6: 40 + 8 } as const;
-
-function familyOf(address: string): 4 | 6 {
-  return ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4;
-}
 
 async function ping(host: NodeHost, dev: string, target: string, size: number): Promise<boolean> {
   const family = familyOf(target);
@@ -56,11 +50,7 @@ export interface ProbeTarget {
   mtu: number;
 }
 
-export async function probeHeartbeatPath(
-  host: NodeHost,
-  dev: string,
-  targets: readonly ProbeTarget[],
-): Promise<ProbeResult> {
+async function probeHeartbeatPath(host: NodeHost, dev: string, targets: readonly ProbeTarget[]): Promise<Finding> {
   if (targets.length === 0) {
     return {
       status: 'Unknown',
@@ -92,4 +82,31 @@ export async function probeHeartbeatPath(
     reason: 'NoPeerAnswered',
     message: `no answer from ${failed.join(', ')} (check the security groups allow ICMP from the management CIDR, and the peers are plugged)`,
   };
+}
+
+export interface ProbeStepInput {
+  /** False: the probe is off (`--no-probe`). */
+  readonly enabled: boolean;
+  /** Plugged and Addressed both True: there is an interface to probe from. */
+  readonly plugged: boolean;
+  readonly port: NeutronPort;
+  readonly mtu: number;
+  readonly addresses: readonly WantedAddress[];
+  /** The link router's addresses on this network (first choice: they are always there). */
+  readonly gateways: readonly ProbeTarget[];
+}
+
+/** The probe step: up to three targets of the interface's families, the link router first, then peers. */
+export async function probeStep(step: NodeStep, input: ProbeStepInput): Promise<Finding> {
+  if (!input.enabled) return finding('Unknown', 'ProbeDisabled', 'the probe is off');
+  if (!input.plugged) {
+    return finding('Unknown', 'NotPlugged', 'nothing to probe from until the interface is plugged and addressed');
+  }
+  const families = new Set(input.addresses.map((a) => a.family));
+  const peers = (await peerAddresses(step.client, step.spec, input.port)).map((address) => ({
+    address,
+    mtu: input.mtu,
+  }));
+  const targets = [...input.gateways, ...peers].filter((t) => families.has(familyOf(t.address))).slice(0, 3);
+  return probeHeartbeatPath(step.host, step.dev, targets);
 }

@@ -51,7 +51,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const node1 = ports.find((p: any) => p.name.includes('node1'));
     assert.deepEqual([...node1.tags].sort(), [TAG, 'octonet-node:node1', 'octonet-role:hm-port']);
     assert.equal(node1.device_id, 'octonet-mgmt-net:lb-mgmt:node1');
-    // No chassis in the spec: the node agent sets binding:host_id, the core leaves it empty.
+    // No chassis in the spec: the node agent sets binding:host_id, `apply` leaves it empty.
     assert.equal(node1['binding:host_id'], '');
     const sgs = await owned('security-groups');
     assert.deepEqual(sgs.map((g: any) => g.name).sort(), ['lb-health-mgr-sec-grp', 'lb-mgmt-sec-grp']);

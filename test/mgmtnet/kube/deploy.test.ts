@@ -1,7 +1,7 @@
 /**
  * deploy/ is consistent: every file parses; the CRDs are exactly what the generator makes from
- * the core's zod schema (so CRD and validator agree) and are structural as Kubernetes requires;
- * the example network passes the core's validation and selects the nodes the DaemonSet runs on;
+ * spec.ts's zod schema (so CRD and validator agree) and are structural as Kubernetes requires;
+ * the example network passes spec.ts's validation and selects the nodes the DaemonSet runs on;
  * every name a manifest refers to (service account, role, secret, namespace, kustomization
  * entry) exists; the commands the pods run exist in the CLI; no RBAC rule uses a wildcard.
  */
@@ -58,7 +58,7 @@ describe('deploy/ manifests', () => {
     assert.ok(find('Namespace', NAMESPACE));
   });
 
-  it('the CRD files are what the generator makes from the core schema, and structural', () => {
+  it('the CRD files are what the generator makes from the spec schema, and structural', () => {
     for (const file of Object.keys(CRD_FILES) as (keyof typeof CRD_FILES)[]) {
       const committed = readFileSync(join(DEPLOY_DIR, 'crds', file), 'utf8');
       assert.equal(
@@ -84,11 +84,11 @@ describe('deploy/ manifests', () => {
     assert.deepEqual(spec.properties.network.properties.underlayIpVersion, { type: 'integer', enum: [4, 6] });
     assert.deepEqual(spec.properties.network.required, ['cidr']);
     assert.equal(spec.properties.nodeInterface.maxLength, 15);
-    // A string or a list: Kubernetes cannot type it; the core validates it.
+    // A string or a list: Kubernetes cannot type it; spec.ts validates it.
     assert.equal(spec.properties.network.properties.cidr['x-kubernetes-preserve-unknown-fields'], true);
   });
 
-  it('the example network is valid for the core and selects the nodes the DaemonSet runs on', () => {
+  it('the example network is valid for spec.ts and selects the nodes the DaemonSet runs on', () => {
     const network = find('OctaviaManagementNetwork', 'lb-mgmt')!.doc;
     const spec = validateSpec(network);
     assert.equal(spec.spec.topology, 'per-node-ports');

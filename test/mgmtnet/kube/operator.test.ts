@@ -1,7 +1,7 @@
 /**
  * `runOperator` against the FAKE Kubernetes API server (test/fixtures/fake-kube-apiserver.ts: no
  * kube-apiserver runs here) and a REAL octonet API server (useApi): the custom resource provisions
- * the Neutron objects through the core's applySpec, the status carries Ready, the core's
+ * the Neutron objects through the reconciler's applySpec, the status carries Ready, the reconciler's
  * conditions and observedGeneration; the ConfigMap holds the sorted controller list; node labels
  * (nodeSelector) add and remove per-node port resources and Neutron ports; deletion is held by the
  * finalizer until Neutron is clean; a watch that ends or gets 410 Gone is resumed; a bad spec gets
