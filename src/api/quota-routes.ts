@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HTTPBadRequest, httpError } from '../core/errors.js';
-import { jsonBody, route, type ApiDeps } from './server.js';
+import { jsonBody, route, type ApiDeps } from './http.js';
 
 export function registerQuotaRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const quotas = deps.services.quotaSets;
