@@ -8,12 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Histogram } from 'prom-client';
 import { makeContext, type RequestContext } from '../core/context.js';
 import { HTTPNotFound, httpError, NeutronError } from '../core/errors.js';

@@ -161,6 +161,17 @@ export function boolFromString(data: unknown): boolean | undefined {
   return undefined;
 }
 
+/** The range of Neutron's `Integer` columns (32-bit signed on every database it supports). */
+export const INT_COLUMN_MIN = -2147483648;
+export const INT_COLUMN_MAX = 2147483647;
+
+/** Why `n` does not fit an `Integer` column, or undefined when it does. */
+export function intColumnRangeError(n: number, shown: string = String(n)): string | undefined {
+  if (n > INT_COLUMN_MAX) return `'${shown}' is too large - must be no larger than '${INT_COLUMN_MAX}'`;
+  if (n < INT_COLUMN_MIN) return `'${shown}' is too small - must be at least '${INT_COLUMN_MIN}'`;
+  return undefined;
+}
+
 /** Python's `int(x)` on a JSON value; undefined where Python raises. */
 export function pythonInt(data: unknown): number | undefined {
   if (typeof data === 'boolean') return data ? 1 : 0;
