@@ -12,6 +12,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { Histogram } from 'prom-client';
 import { makeContext, type RequestContext } from '../core/context.js';
 import { HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
+import type { HttpConfig } from '../config/config.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import { AuthenticationFailure } from '../auth/failures.js';
 import { redactingLogger } from '../auth/log-redaction.js';
@@ -85,6 +86,26 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(error);
 }
 
+/**
+ * How long a client may take to send its request, and how many connections may be open. A slow
+ * client costs one socket and a timer until its timeout answers it 408; the cap only keeps the
+ * process below its open-file limit, so it sits far above what normal clients use.
+ */
+function httpServerLimits(http: HttpConfig) {
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  return {
+    requestTimeout: ms(http.request_timeout),
+    keepAliveTimeout: ms(http.keep_alive_timeout),
+    connectionTimeout: ms(http.idle_timeout), // 0: never
+    http: {
+      headersTimeout: ms(Math.min(http.headers_timeout, http.request_timeout)),
+      requestTimeout: ms(http.request_timeout),
+      // Node enforces the two timeouts above on this tick (default 30 s, too coarse for them).
+      connectionsCheckingInterval: Math.min(1000, ms(http.headers_timeout)),
+    },
+  };
+}
+
 export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const logger = redactingLogger(deps.logger);
@@ -95,6 +116,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => `req-${randomUUID()}`,
     bodyLimit: config.max_request_body_size,
+    ...httpServerLimits(config.http),
     exposeHeadRoutes: false,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
@@ -113,6 +135,8 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
       reply.raw.end(body);
     },
   });
+
+  app.server.maxConnections = config.http.max_connections;
 
   // Neutron reads the body as JSON whatever its Content-Type says. Read as bytes: a string
   // parser would turn invalid UTF-8 into U+FFFD instead of refusing it.
