@@ -36,7 +36,10 @@ program
   .option('--database <url>', 'sqlite:PATH or postgres://user:password@host:port/db (default: sqlite in the state dir)')
   .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
   .addOption(new Option('--auth <mode>', 'how callers are identified (default noauth)').choices(['noauth', 'keystone']))
-  .option('--insecure-noauth', 'allow --auth noauth on a non-loopback address (a proxy in front must set the identity headers)')
+  .option(
+    '--insecure-noauth',
+    'allow --auth noauth on a non-loopback address (a proxy in front must set the identity headers)',
+  )
   .option('--keystone-url <url>', 'auth keystone: Keystone v3 root, e.g. http://keystone:5000/v3')
   .option('--keystone-user <name>', 'auth keystone: the service user that validates tokens')
   .option('--keystone-password-file <file>', "auth keystone: a file holding the service user's password")

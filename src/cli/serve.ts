@@ -58,7 +58,10 @@ export function isLoopbackHost(host: string): boolean {
 function checkNoauthExposure(config: Config, host: string, logger: Logger): void {
   if (config.auth !== 'noauth') return;
   if (isLoopbackHost(host)) {
-    logger.warn({ listen: config.listen }, 'auth noauth: callers are trusted from their X-Project-Id / X-Roles headers');
+    logger.warn(
+      { listen: config.listen },
+      'auth noauth: callers are trusted from their X-Project-Id / X-Roles headers',
+    );
     return;
   }
   if (!config.insecure_noauth) {
