@@ -6,6 +6,8 @@
 import type { ResourceSpec } from '../core/attributes.js';
 import { BadRequest, HTTPBadRequest, InvalidInput, pythonRepr } from '../core/errors.js';
 import type { ListQuery, SortKey } from '../core/list-query.js';
+import { convertToInt } from '../core/converters.js';
+import { intColumnRangeError } from '../core/validators.js';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -37,6 +39,12 @@ export function selectFields<T extends object>(
   return items.map(
     (item) => Object.fromEntries(Object.entries(item).filter(([key]) => fields.includes(key))) as Partial<T>,
   );
+}
+
+/** An integer filter on an Integer column: a value beyond it fails on PostgreSQL and matches nothing on SQLite. */
+function refuseBeyondIntColumn(value: unknown): void {
+  const outOfRange = intColumnRangeError(value as number);
+  if (outOfRange) throw InvalidInput({ error_message: outOfRange });
 }
 
 /** Filters on 64-bit integer columns that carry no converter in Neutron's attribute map. */
@@ -77,6 +85,7 @@ export function parseFilters(
     if (attr?.convertList) filters[key] = [attr.convertList(values)];
     else if (attr?.convert) filters[key] = values.map((v) => attr.convert!(v));
     else filters[key] = values;
+    if (attr?.convert === convertToInt) filters[key]!.forEach(refuseBeyondIntColumn);
     if (BIGINT_FILTERS.has(key)) filters[key] = values.map(bigintFilterValue);
   }
   if (invalid.length) throw HTTPBadRequest(`${pythonRepr(invalid)} is invalid attribute for filtering`);

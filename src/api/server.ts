@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { Histogram } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { makeContext, type RequestContext } from '../core/context.js';
 import { HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
 import type { HttpConfig } from '../config/config.js';
@@ -137,6 +137,12 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   });
 
   app.server.maxConnections = config.http.max_connections;
+  const dropped = new Counter({
+    name: 'octonet_api_connections_dropped_total',
+    help: 'Connections closed at once because http.max_connections were open',
+    registers: [deps.metrics],
+  });
+  app.server.on('drop', () => dropped.inc());
 
   // Neutron reads the body as JSON whatever its Content-Type says. Read as bytes: a string
   // parser would turn invalid UTF-8 into U+FFFD instead of refusing it.

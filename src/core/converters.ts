@@ -4,7 +4,7 @@
  */
 import { InvalidInput, pythonStr } from './errors.js';
 import { formatIpv6, formatNetwork, parseIp, parseNetwork } from './ip.js';
-import { boolFromString, intColumnRangeError, parseMac, pythonInt } from './validators.js';
+import { boolFromString, parseMac, pythonInt } from './validators.js';
 
 export type Converter = (data: unknown) => unknown;
 
@@ -19,10 +19,6 @@ export const convertToBooleanIfNotNone: Converter = (data) => (data === null ? n
 export const convertToInt: Converter = (data) => {
   const n = pythonInt(data);
   if (n === undefined) throw InvalidInput({ error_message: `'${pythonStr(data)}' is not an integer` });
-  // Every attribute converted here is stored in an Integer column: beyond it, refuse here rather
-  // than let one backend fail and another store it.
-  const outOfRange = intColumnRangeError(n, pythonStr(data).trim());
-  if (outOfRange) throw InvalidInput({ error_message: outOfRange });
   return n;
 };
 

@@ -165,10 +165,10 @@ export function boolFromString(data: unknown): boolean | undefined {
 export const INT_COLUMN_MIN = -2147483648;
 export const INT_COLUMN_MAX = 2147483647;
 
-/** Why `n` does not fit an `Integer` column, or undefined when it does. */
-export function intColumnRangeError(n: number, shown: string = String(n)): string | undefined {
-  if (n > INT_COLUMN_MAX) return `'${shown}' is too large - must be no larger than '${INT_COLUMN_MAX}'`;
-  if (n < INT_COLUMN_MIN) return `'${shown}' is too small - must be at least '${INT_COLUMN_MIN}'`;
+/** Why `n` does not fit an `Integer` column (validate_range's words), or undefined when it does. */
+export function intColumnRangeError(n: number): string | undefined {
+  if (n > INT_COLUMN_MAX) return `'${n}' is too large - must be no larger than '${INT_COLUMN_MAX}'`;
+  if (n < INT_COLUMN_MIN) return `'${n}' is too small - must be at least '${INT_COLUMN_MIN}'`;
   return undefined;
 }
 
@@ -194,7 +194,9 @@ export const validateNonNegative: Validator = (data) => {
   const n = pythonInt(data);
   if (n === undefined) return `'${s(data)}' is not an integer`;
   if (n < 0) return `'${n}' should be non-negative`;
-  return undefined;
+  // Every attribute validated here is stored in an Integer column: beyond it, refuse here rather
+  // than let one backend fail and another store it.
+  return intColumnRangeError(n);
 };
 
 const MAC_RE = /^[0-9a-fA-F]{1,2}([-:])[0-9a-fA-F]{1,2}(\1[0-9a-fA-F]{1,2}){4}$/;

@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
+import { useApi } from '../fixtures/api.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SLOW_SOCKETS = 10_000;
@@ -47,5 +49,32 @@ describe('slow clients', () => {
     assert.equal(result.answered408, SLOW_SOCKETS);
     assert.equal(result.after.status, 200);
     assert.equal(result.serverAlive, true);
+  });
+});
+
+describe('the connection cap', () => {
+  const api = useApi('sqlite', { config: { http: { max_connections: 5, headers_timeout: 2 } } });
+
+  /** A connection that sends nothing; resolves once connected, `closed` once the server closes it. */
+  function idle(): Promise<{ socket: Socket; closed: Promise<string> }> {
+    const url = new URL(api.url);
+    return new Promise((resolve) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let answer = '';
+      socket.on('data', (c: Buffer) => (answer += c.toString()));
+      socket.on('error', () => {});
+      const closed = new Promise<string>((done) => socket.on('close', () => done(answer)));
+      socket.on('connect', () => resolve({ socket, closed }));
+    });
+  }
+
+  it('closes connections beyond max_connections at once, counts them, and times out idle ones', async () => {
+    const held = await Promise.all(Array.from({ length: 5 }, () => idle()));
+    const extra = await idle();
+    assert.equal(await extra.closed, '', 'closed without an answer');
+    // Idle connections that never send their headers are answered 408 after headers_timeout.
+    for (const h of held) assert.match(await h.closed, /^HTTP\/1\.1 408 /);
+    const metrics = await api.admin.get('/metrics');
+    assert.match(metrics.text, /octonet_api_connections_dropped_total 1\b/);
   });
 });
