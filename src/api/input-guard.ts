@@ -8,7 +8,7 @@
 import { HTTPBadRequest, InvalidInput } from '../core/errors.js';
 
 /** Deeper than any Neutron body (binding:profile included), far below V8's recursion limit. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -46,7 +46,7 @@ export function createLogger(config: Pick<Config, 'log_level'>): Logger {
 }
 
 /** Whether only this machine can reach `host`: a loopback address or `localhost`. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

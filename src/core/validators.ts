@@ -162,8 +162,8 @@ export function boolFromString(data: unknown): boolean | undefined {
 }
 
 /** The range of Neutron's `Integer` columns (32-bit signed on every database it supports). */
-export const INT_COLUMN_MIN = -2147483648;
-export const INT_COLUMN_MAX = 2147483647;
+const INT_COLUMN_MIN = -2147483648;
+const INT_COLUMN_MAX = 2147483647;
 
 /** Why `n` does not fit an `Integer` column (validate_range's words), or undefined when it does. */
 export function intColumnRangeError(n: number): string | undefined {
