@@ -8,7 +8,7 @@
  * waits for the server's request timeout to close the slow ones. Prints one JSON line of results.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,16 @@ function openSlow(port: number): Promise<Slow> {
   });
 }
 
+/** The server's resident memory in MiB (Linux), for the printed figures. */
+function rssMiB(pid: number | undefined): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'octonet-slow-'));
 const port = await freePort();
 writeFileSync(join(dir, 'octonet.yaml'), `http:\n  headers_timeout: 10\n  request_timeout: ${REQUEST_TIMEOUT}\n`);
@@ -113,6 +123,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
+  const rssBefore = rssMiB(server.pid);
   const openStarted = performance.now();
   const slow: Slow[] = [];
   for (let i = 0; i < SLOW_SOCKETS; i += 500) {
@@ -125,6 +136,7 @@ try {
   const list = await ask(port, 'GET', '/v2.0/networks');
   const create = await ask(port, 'POST', '/v2.0/networks', JSON.stringify({ network: { name: 'normal' } }));
   const openAfter = slow.filter((s) => !s.closed).length;
+  const rssOpen = rssMiB(server.pid);
 
   // The server's request timeout (checked once a second) answers each slow socket.
   const waitStarted = performance.now();
@@ -144,6 +156,7 @@ try {
       openMs: Math.round(openMs),
       openBefore,
       openAfter,
+      serverRssMiB: { before: rssBefore, withSlowSockets: rssOpen },
       list,
       create,
       closedMs: Math.round(closedMs),
