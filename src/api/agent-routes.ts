@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { prepareRequestBody } from '../core/attributes.js';
 import { AGENT_SPEC } from '../core/agents.js';
 import { parseFields, parseFilters, selectFields, type RawQuery } from './query.js';
-import { jsonBody, route, type ApiDeps } from './server.js';
+import { jsonBody, route, type ApiDeps } from './http.js';
 
 export function registerAgentRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const agents = deps.services.agents;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { AVAILABILITY_ZONE_SPEC } from '../core/availability-zones.js';
 import { HTTPNotFound } from '../core/errors.js';
 import { parseFields, parseFilters, selectFields, type RawQuery } from './query.js';
-import { route, type ApiDeps } from './server.js';
+import { route, type ApiDeps } from './http.js';
 
 export function registerAvailabilityZoneRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const zones = deps.services.availabilityZones;

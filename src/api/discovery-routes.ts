@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { EXTENSIONS, findExtension } from '../core/extensions.js';
 import { HTTPNotFound } from '../core/errors.js';
-import { baseUrl, route, type ApiDeps } from './server.js';
+import { baseUrl, route, type ApiDeps } from './http.js';
 
 const CORE_COLLECTIONS = [
   ['subnet', 'subnets'],

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { IP_AVAILABILITY_SPEC } from '../core/ip-availability/service.js';
 import { paginationLinks, parseFields, parseListQuery, selectFields, type RawQuery } from './query.js';
-import { baseUrl, route, type ApiDeps } from './server.js';
+import { baseUrl, route, type ApiDeps } from './http.js';
 
 /** JSON text of a JSON-like value in which bigints are printed as plain integers. */
 export function toJsonWithBigInts(value: unknown): string {

@@ -4,8 +4,10 @@
  * `marker`, `page_reverse`; and the `<collection>_links` of a page.
  */
 import type { ResourceSpec } from '../core/attributes.js';
-import { BadRequest, HTTPBadRequest, pythonRepr } from '../core/errors.js';
+import { BadRequest, HTTPBadRequest, InvalidInput, pythonRepr } from '../core/errors.js';
 import type { ListQuery, SortKey } from '../core/list-query.js';
+import { convertToInt } from '../core/converters.js';
+import { intColumnRangeError } from '../core/validators.js';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -39,6 +41,30 @@ export function selectFields<T extends object>(
   );
 }
 
+/** An integer filter on an Integer column: a value beyond it fails on PostgreSQL and matches nothing on SQLite. */
+function refuseBeyondIntColumn(value: unknown): void {
+  const outOfRange = intColumnRangeError(value as number);
+  if (outOfRange) throw InvalidInput({ error_message: outOfRange });
+}
+
+/** Filters on 64-bit integer columns that carry no converter in Neutron's attribute map. */
+const BIGINT_FILTERS = new Set(['revision_number']);
+const BIGINT_MAX = 2n ** 63n - 1n;
+
+/**
+ * A filter value for a bigint column: compared as a string it is a type error on PostgreSQL and
+ * no match on SQLite, so it is refused alike on both (as `convert_to_int` would refuse it).
+ */
+function bigintFilterValue(value: unknown): number {
+  const text = String(value).trim();
+  if (!/^[-+]?\d+$/.test(text)) throw InvalidInput({ error_message: `'${text}' is not an integer` });
+  const n = BigInt(text);
+  if (n > BIGINT_MAX || n < -BIGINT_MAX - 1n) {
+    throw InvalidInput({ error_message: `'${text}' is too large - must be no larger than '${BIGINT_MAX}'` });
+  }
+  return Number(n);
+}
+
 /** Filters of a list request: converted with the attribute's converter; unknown keys refused. */
 export function parseFilters(
   spec: ResourceSpec,
@@ -59,6 +85,8 @@ export function parseFilters(
     if (attr?.convertList) filters[key] = [attr.convertList(values)];
     else if (attr?.convert) filters[key] = values.map((v) => attr.convert!(v));
     else filters[key] = values;
+    if (attr?.convert === convertToInt) filters[key]!.forEach(refuseBeyondIntColumn);
+    if (BIGINT_FILTERS.has(key)) filters[key] = values.map(bigintFilterValue);
   }
   if (invalid.length) throw HTTPBadRequest(`${pythonRepr(invalid)} is invalid attribute for filtering`);
   return filters;
@@ -88,7 +116,8 @@ function parseLimit(query: RawQuery, maxLimit: number): number | undefined {
   if (!/^\s*\+?\d+\s*$/.test(raw)) {
     throw BadRequest({ resource: 'limit', msg: `Limit must be an integer 0 or greater and not '${raw}'` });
   }
-  const limit = Number(raw);
+  // Python's int() has no ceiling; a database's LIMIT has. Beyond any row count is "all of them".
+  const limit = Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
   if (limit === 0) return maxLimit > 0 ? maxLimit : undefined;
   return maxLimit > 0 ? Math.min(limit, maxLimit) : limit;
 }

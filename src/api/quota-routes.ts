@@ -6,12 +6,21 @@
  * answer 405 instead of a 500, a listing, or a write to a project literally named "project".
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HTTPBadRequest, httpError } from '../core/errors.js';
-import { jsonBody, route, type ApiDeps } from './server.js';
+import { HTTPBadRequest, InvalidInput, httpError } from '../core/errors.js';
+import { jsonBody, route, type ApiDeps } from './http.js';
+
+const PROJECT_ID_MAX = 255;
 
 export function registerQuotaRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const quotas = deps.services.quotaSets;
-  const projectOf = (request: FastifyRequest) => (request.params as { project: string }).project;
+  const projectOf = (request: FastifyRequest) => {
+    const { project } = request.params as { project: string };
+    // The project id column holds 255 characters; validate_string's message, on every backend.
+    if (project.length > PROJECT_ID_MAX) {
+      throw InvalidInput({ error_message: `'${project}' exceeds maximum length of ${PROJECT_ID_MAX}` });
+    }
+    return project;
+  };
 
   route(app, '/v2.0/quotas', {
     GET: async (request) => ({ quotas: await quotas.list(request.ctx) }),

@@ -9,7 +9,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadRequest, HTTPBadRequest } from '../core/errors.js';
 import type { Precondition, ResourceService, View } from '../core/resource.js';
 import { parseFields, parseListQuery, paginationLinks, type RawQuery } from './query.js';
-import { baseUrl, jsonBody, route, type ApiDeps } from './server.js';
+import { baseUrl, jsonBody, route, type ApiDeps } from './http.js';
 
 /**
  * Removes what the caller may not see (attributes whose `get_<res>:<attr>` rule fails, judged on

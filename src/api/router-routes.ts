@@ -10,7 +10,7 @@ import type { Body } from '../core/resource.js';
 import { BadRequest } from '../core/errors.js';
 import { isPlainObject, validateUuid } from '../core/validators.js';
 import { renderViews } from './resource-routes.js';
-import { jsonBody, route, type ApiDeps } from './server.js';
+import { jsonBody, route, type ApiDeps } from './http.js';
 
 export function registerRouterRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { routers, l3Agents } = deps.services;

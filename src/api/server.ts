@@ -2,29 +2,23 @@
  * The HTTP server: request ids, the caller's context, JSON bodies, Neutron's 404/405 answers, and
  * the registration of every route module.
  *
- * Route modules only translate HTTP to core calls; this module owns what is common to all of them.
+ * Route modules only translate HTTP to core calls and share `http.ts`; this module composes the
+ * server from them and owns its hooks.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
-import type { Logger } from 'pino';
-import { Histogram, type Registry } from 'prom-client';
-import type { Config } from '../config/config.js';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Counter, Histogram } from 'prom-client';
 import { makeContext, type RequestContext } from '../core/context.js';
-import { HTTPBadRequest, HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { PolicyAuthorizer } from '../auth/policy.js';
-import { createAuthenticator, type Authenticator } from '../auth/authenticator.js';
+import { HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
+import type { HttpConfig } from '../config/config.js';
+import { createAuthenticator } from '../auth/authenticator.js';
 import { AuthenticationFailure } from '../auth/failures.js';
 import { redactingLogger } from '../auth/log-redaction.js';
 import { errorBody, sendError } from './errors.js';
+import { route, type ApiDeps } from './http.js';
+import { decodeBody, refuseNulInUrl } from './input-guard.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
@@ -36,23 +30,7 @@ import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerWebRoutes } from '../web/routes.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Who is calling: built once per request by the auth hook. */
-    ctx: RequestContext;
-  }
-}
-
-export interface ApiDeps {
-  readonly config: Config;
-  readonly services: Services;
-  readonly authorizer: PolicyAuthorizer;
-  readonly logger: Logger;
-  /** What `GET /metrics` exposes (Prometheus text format). */
-  readonly metrics: Registry;
-  /** Who is calling; by default the one `config.auth` names. */
-  readonly authenticator?: Authenticator;
-}
+export type { ApiDeps } from './http.js';
 
 /** Prometheus metrics (text format); outside the Neutron API's JSON conventions. */
 const METRICS_PATH = '/metrics';
@@ -66,58 +44,6 @@ function servedWithoutToken(request: FastifyRequest): boolean {
   const routeUrl = request.routeOptions.url;
   if (routeUrl === '/' || routeUrl === METRICS_PATH) return true;
   return routeUrl === undefined && !request.url.startsWith('/v2.0');
-}
-
-/** Methods a route answers 405 to when it does not serve them. */
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-export type Method = (typeof ALL_METHODS)[number];
-
-/**
- * Registers `handlers` on `url` and answers every other method with Neutron's 405, so a known path
- * with a wrong method never looks like an unknown path.
- */
-export function route(
-  app: FastifyInstance,
-  url: string,
-  handlers: Partial<Record<Method, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>,
-): void {
-  for (const [method, handler] of Object.entries(handlers)) app.route({ method, url, handler });
-  const others = ALL_METHODS.filter((m) => !(m in handlers));
-  if (others.length) {
-    app.route({
-      method: others as unknown as string[],
-      url,
-      handler: async () => {
-        throw httpError(
-          'HTTPMethodNotAllowed',
-          'The server could not comply with the request since it is either malformed or otherwise incorrect.',
-        );
-      },
-    });
-  }
-}
-
-/** The request body as JSON, or undefined when empty; anything but a JSON object is refused. */
-export function jsonBody(request: FastifyRequest): unknown {
-  const raw = request.body;
-  if (typeof raw !== 'string' || raw.length === 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw HTTPBadRequest('Body contains invalid data');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw HTTPBadRequest('Body contains invalid data');
-  }
-  return parsed;
-}
-
-/** `scheme://host` of the request, for the links Neutron puts in responses. */
-export function baseUrl(request: FastifyRequest): string {
-  const forwarded = request.headers['x-forwarded-proto'];
-  const scheme = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? request.protocol;
-  return `${scheme}://${request.headers.host ?? 'localhost'}`;
 }
 
 /** Whether an `Accept` header allows a JSON answer (absent means anything goes). */
@@ -160,6 +86,26 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(error);
 }
 
+/**
+ * How long a client may take to send its request, and how many connections may be open. A slow
+ * client costs one socket and a timer until its timeout answers it 408; the cap only keeps the
+ * process below its open-file limit, so it sits far above what normal clients use.
+ */
+function httpServerLimits(http: HttpConfig) {
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  return {
+    requestTimeout: ms(http.request_timeout),
+    keepAliveTimeout: ms(http.keep_alive_timeout),
+    connectionTimeout: ms(http.idle_timeout), // 0: never
+    http: {
+      headersTimeout: ms(Math.min(http.headers_timeout, http.request_timeout)),
+      requestTimeout: ms(http.request_timeout),
+      // Node enforces the two timeouts above on this tick (default 30 s, too coarse for them).
+      connectionsCheckingInterval: Math.min(1000, ms(http.headers_timeout)),
+    },
+  };
+}
+
 export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const logger = redactingLogger(deps.logger);
@@ -170,6 +116,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => `req-${randomUUID()}`,
     bodyLimit: config.max_request_body_size,
+    ...httpServerLimits(config.http),
     exposeHeadRoutes: false,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
@@ -189,9 +136,24 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     },
   });
 
-  // Neutron reads the body as JSON whatever its Content-Type says.
+  app.server.maxConnections = config.http.max_connections;
+  const dropped = new Counter({
+    name: 'octonet_api_connections_dropped_total',
+    help: 'Connections closed at once because http.max_connections were open',
+    registers: [deps.metrics],
+  });
+  app.server.on('drop', () => dropped.inc());
+
+  // Neutron reads the body as JSON whatever its Content-Type says. Read as bytes: a string
+  // parser would turn invalid UTF-8 into U+FFFD instead of refusing it.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    try {
+      done(null, decodeBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request, reply) => {
@@ -207,6 +169,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
         return reply.code(error.status).headers(error.headers).type('application/json').send(error.body);
       }
     }
+    refuseNulInUrl(request.url);
     if (request.url !== METRICS_PATH && !acceptsJson(request.headers.accept)) {
       throw httpError(
         'HTTPNotAcceptable',

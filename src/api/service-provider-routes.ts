@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { parseFields, selectFields, type RawQuery } from './query.js';
-import { route, type ApiDeps } from './server.js';
+import { route, type ApiDeps } from './http.js';
 
 const PROVIDERS = [{ service_type: 'L3_ROUTER_NAT', name: 'ovn', default: true }];
 

@@ -1,7 +1,7 @@
 /** Routes of the tags sub-resource of every taggable collection (`core/tags/service.ts`). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validateTag, validateTagsBody } from '../core/tags/service.js';
-import { jsonBody, route, type ApiDeps } from './server.js';
+import { jsonBody, route, type ApiDeps } from './http.js';
 
 export function registerTagRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const tags = deps.services.tags;

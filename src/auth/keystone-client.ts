@@ -158,6 +158,22 @@ export class KeystoneClient {
     }
   }
 
+  /**
+   * The answer's JSON, or null when it is not JSON. The call's timeout covers the body too: a body
+   * that stops arriving is Keystone unavailable (503), never a token Keystone does not know (401).
+   */
+  private async json(response: Response): Promise<unknown> {
+    try {
+      return await response.json();
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new KeystoneUnavailable(`cannot reach Keystone at ${this.url}: no answer in ${this.timeoutMs} ms`);
+      }
+      return null;
+    }
+  }
+
   /** A project-scoped token for the service user's `credentials` (password authentication). */
   async issueToken(credentials: PasswordCredentials): Promise<IssuedToken> {
     const { token, expiresAt } = await this.issuePasswordToken({
@@ -196,7 +212,7 @@ export class KeystoneClient {
       );
     }
     const token = response.headers.get('x-subject-token');
-    const parsed = tokenBodySchema.safeParse(await response.json().catch(() => null));
+    const parsed = tokenBodySchema.safeParse(await this.json(response));
     if (!token || !parsed.success) throw new KeystoneUnavailable('Keystone issued a token octonet cannot read');
     const t = parsed.data.token;
     return {
@@ -232,7 +248,7 @@ export class KeystoneClient {
       // but which is the operator's to repair, not the client's.
       throw new KeystoneUnavailable(`Keystone answered ${response.status} to a token validation`);
     }
-    const parsed = tokenBodySchema.safeParse(await response.json().catch(() => null));
+    const parsed = tokenBodySchema.safeParse(await this.json(response));
     if (!parsed.success) return null;
     const t = parsed.data.token;
     return {

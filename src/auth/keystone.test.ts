@@ -287,6 +287,15 @@ describe('keystone authenticator', () => {
         keystone.override.push((_, res) => setTimeout(() => json(res, 500, {}), 500));
         return authenticator({ timeoutMs: 100 });
       },
+      () => {
+        // The validation's headers come at once, its body never finishes: unavailable, not "unknown token".
+        keystone.override.push(null, (_, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"token": ');
+          setTimeout(() => res.end('{}}'), 500);
+        });
+        return authenticator({ timeoutMs: 100 });
+      },
     ];
     for (const makeAuthenticator of cases) {
       const failure = await rejection(makeAuthenticator().authenticate({ 'x-auth-token': 'tok' }, 'req-x'));

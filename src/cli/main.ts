@@ -36,6 +36,10 @@ program
   .option('--database <url>', 'sqlite:PATH or postgres://user:password@host:port/db (default: sqlite in the state dir)')
   .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
   .addOption(new Option('--auth <mode>', 'how callers are identified (default noauth)').choices(['noauth', 'keystone']))
+  .option(
+    '--insecure-noauth',
+    'allow --auth noauth on a non-loopback address (a proxy in front must set the identity headers)',
+  )
   .option('--keystone-url <url>', 'auth keystone: Keystone v3 root, e.g. http://keystone:5000/v3')
   .option('--keystone-user <name>', 'auth keystone: the service user that validates tokens')
   .option('--keystone-password-file <file>', "auth keystone: a file holding the service user's password")
@@ -45,14 +49,15 @@ program
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
   .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
   .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
-  .action(async (options: Record<string, string | undefined>) => {
+  .action(async (options: Record<string, string | boolean | undefined>) => {
     const config = loadConfig({
-      file: options.config,
+      file: options.config as string | undefined,
       overrides: {
         listen: options.listen,
         database: options.database,
         state_dir: options.stateDir,
         auth: options.auth,
+        insecure_noauth: options.insecureNoauth,
         keystone: {
           url: options.keystoneUrl,
           user: options.keystoneUser,

@@ -45,7 +45,40 @@ export function createLogger(config: Pick<Config, 'log_level'>): Logger {
   return pino({ level: config.log_level, base: { service: 'octonet' } });
 }
 
+/** Whether only this machine can reach `host`: a loopback address or `localhost`. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * noauth trusts the X-Project-Id / X-Roles headers, and a request without them is admin: on an
+ * address others can reach, that is everyone's admin. Refused unless `insecure_noauth` says it is
+ * meant (a proxy in front sets the headers); said in the log either way.
+ */
+function checkNoauthExposure(config: Config, host: string, logger: Logger): void {
+  if (config.auth !== 'noauth') return;
+  if (isLoopbackHost(host)) {
+    logger.warn(
+      { listen: config.listen },
+      'auth noauth: callers are trusted from their X-Project-Id / X-Roles headers',
+    );
+    return;
+  }
+  if (!config.insecure_noauth) {
+    throw new ConfigError(
+      `refusing --auth noauth on ${config.listen}, which other machines can reach: every caller there would be ` +
+        'trusted from its own headers, and one without them is admin. Use --auth keystone, listen on 127.0.0.1, ' +
+        'or pass --insecure-noauth (insecure_noauth: true) when a proxy in front sets those headers.',
+    );
+  }
+  logger.warn(
+    { listen: config.listen },
+    'INSECURE: auth noauth on a non-loopback address (insecure_noauth): anyone who reaches it is trusted from their headers, and is admin without them',
+  );
+}
+
 export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
+  checkNoauthExposure(config, parseListen(config.listen).host, logger);
   const store = await openStore(config.database, {
     poolSize: config.database_pool_size,
     onConnectionLost: (error) =>

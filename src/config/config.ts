@@ -115,6 +115,8 @@ const ovnSchema = z
     startup_wait: z.number().min(0).default(30),
     /** Milliseconds between OVSDB echo probes; a connection silent for two is dropped and re-made. */
     ovsdb_probe_interval: z.number().int().min(100).default(5000),
+    /** Seconds an OVSDB request (transact, echo, monitor) may wait for its answer; an unanswered echo drops the connection. */
+    ovsdb_call_timeout: z.number().min(1).default(60),
   })
   .strict();
 
@@ -146,6 +148,25 @@ const keystoneSchema = z
   })
   .strict();
 
+/**
+ * What a client may hold of the HTTP server, so slow or many clients cannot lock others out: a
+ * connection that sends its request too slowly is answered 408 and closed.
+ */
+const httpSchema = z
+  .object({
+    /** Seconds to receive a request's headers (Node's `headersTimeout`); 408 after. */
+    headers_timeout: z.number().min(1).default(10),
+    /** Seconds to receive a whole request, body included (`requestTimeout`); 408 after. Not the time to answer it. */
+    request_timeout: z.number().min(1).default(30),
+    /** Seconds a kept-alive connection may wait for its next request (`keepAliveTimeout`). */
+    keep_alive_timeout: z.number().min(0.1).default(5),
+    /** Seconds without a byte either way after which a connection is closed (`connectionTimeout`); 0 never. */
+    idle_timeout: z.number().min(0).default(120),
+    /** Connections open at once; beyond, new ones are closed at once. Keep it below the open-file limit (`ulimit -n`). */
+    max_connections: z.number().int().min(1).default(15000),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** Where the API listens. */
@@ -158,6 +179,8 @@ export const configSchema = z
     database_pool_size: z.number().int().min(1).default(10),
     /** `noauth`: identity from trusted X-User-Id / X-Project-Id / X-Roles headers; `keystone`: from X-Auth-Token, validated by Keystone. */
     auth: z.enum(['noauth', 'keystone']).default('noauth'),
+    /** Allow `auth: noauth` on a non-loopback `listen` address (anyone who reaches it can then act as admin). */
+    insecure_noauth: z.boolean().default(false),
     /** Token validation for `auth: keystone`. */
     keystone: keystoneSchema.default(keystoneSchema.parse({})),
     /** noauth: the project of a caller that sends no X-Project-Id (who is then admin), as Neutron's noauth. */
@@ -168,6 +191,8 @@ export const configSchema = z
     pagination_max_limit: z.number().int().min(-1).default(-1),
     /** Largest request body accepted, in bytes. */
     max_request_body_size: z.number().int().min(1024).default(1048576),
+    /** Timeouts and the connection cap of the API's HTTP server. */
+    http: httpSchema.default(httpSchema.parse({})),
     network: networkSchema.default(networkSchema.parse({})),
     /** Default per-project limits; -1 is unlimited. Projects' own limits live in the database. */
     quotas: quotaSchema.default(quotaSchema.parse({})),
@@ -188,6 +213,7 @@ export type Config = z.infer<typeof configSchema> & { database: string };
 export type NetworkConfig = Config['network'];
 export type QuotaDefaults = Config['quotas'];
 export type OvnConfig = Config['ovn'];
+export type HttpConfig = Config['http'];
 
 function defaultStateDir(): string {
   if (process.getuid?.() === 0) return '/var/lib/octonet';

@@ -161,6 +161,17 @@ export function boolFromString(data: unknown): boolean | undefined {
   return undefined;
 }
 
+/** The range of Neutron's `Integer` columns (32-bit signed on every database it supports). */
+const INT_COLUMN_MIN = -2147483648;
+const INT_COLUMN_MAX = 2147483647;
+
+/** Why `n` does not fit an `Integer` column (validate_range's words), or undefined when it does. */
+export function intColumnRangeError(n: number): string | undefined {
+  if (n > INT_COLUMN_MAX) return `'${n}' is too large - must be no larger than '${INT_COLUMN_MAX}'`;
+  if (n < INT_COLUMN_MIN) return `'${n}' is too small - must be at least '${INT_COLUMN_MIN}'`;
+  return undefined;
+}
+
 /** Python's `int(x)` on a JSON value; undefined where Python raises. */
 export function pythonInt(data: unknown): number | undefined {
   if (typeof data === 'boolean') return data ? 1 : 0;
@@ -183,7 +194,9 @@ export const validateNonNegative: Validator = (data) => {
   const n = pythonInt(data);
   if (n === undefined) return `'${s(data)}' is not an integer`;
   if (n < 0) return `'${n}' should be non-negative`;
-  return undefined;
+  // Every attribute validated here is stored in an Integer column: beyond it, refuse here rather
+  // than let one backend fail and another store it.
+  return intColumnRangeError(n);
 };
 
 const MAC_RE = /^[0-9a-fA-F]{1,2}([-:])[0-9a-fA-F]{1,2}(\1[0-9a-fA-F]{1,2}){4}$/;

@@ -173,7 +173,9 @@ export async function listRows<Row>(
   // page_reverse flips the order; a page is flipped back, a whole list (no limit) is not (as Neutron).
   const reverse = query.pageReverse;
   if (query.marker !== undefined && query.limit !== undefined) {
-    const markerRow = await loadSortValues(store, table, sorts, query.marker);
+    // The marker is looked up within the caller's scope: another project's row is "not found",
+    // never a position to page from (which would leak its sort values).
+    const markerRow = await loadSortValues(store, table, sorts, query.marker, scope);
     if (!markerRow) return { markerFound: false, rows: [] };
     conditions.push(afterMarker(table, sorts, markerRow, reverse));
   }
@@ -197,12 +199,13 @@ async function loadSortValues(
   table: ListTable,
   sorts: SortKey[],
   markerId: string,
+  scope: Condition,
 ): Promise<Record<string, unknown> | undefined> {
   const selections = sorts.map((s) => sql`${sql.ref(table.columns[s.key]!.column)}`.as(s.key));
   const row = await store.db
     .selectFrom(table.table as 'networks')
     .select(selections)
-    .where(sql<boolean>`${sql.ref(`${table.table}.id`)} = ${markerId}`)
+    .where(sql<boolean>`${sql.ref(`${table.table}.id`)} = ${markerId} and ${scope}`)
     .executeTakeFirst();
   return row as Record<string, unknown> | undefined;
 }

@@ -81,7 +81,11 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   constructor(private readonly options: OvnDriverOptions) {
     const { ovn, logger } = options;
-    const common = { echoIntervalMs: ovn.ovsdb_probe_interval, logger: logger.child({ component: 'ovsdb' }) };
+    const common = {
+      echoIntervalMs: ovn.ovsdb_probe_interval,
+      callTimeoutMs: ovn.ovsdb_call_timeout * 1000,
+      logger: logger.child({ component: 'ovsdb' }),
+    };
     this.nb = new OvsdbClient<NbTables>({
       ...common,
       remotes: ovn.nb_connection.split(','),

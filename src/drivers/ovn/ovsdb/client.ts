@@ -57,6 +57,12 @@ export interface OvsdbClientOptions<T extends TableRowTypes = DefaultTables> {
   backoff?: { initialMs: number; maxMs: number };
   /** Time allowed to open a TCP connection. Default 10000. */
   connectTimeoutMs?: number;
+  /**
+   * Time a request (transact, echo, monitor) may wait for its answer; then it rejects with
+   * `OvsdbCallTimeout` (a transaction's outcome is unknown), and an unanswered echo drops the
+   * connection. Default 60000.
+   */
+  callTimeoutMs?: number;
   /** pino-shaped logger. Default silent. */
   logger?: OvsdbLogger;
 }
@@ -102,6 +108,7 @@ export class OvsdbClient<T extends TableRowTypes = DefaultTables> extends EventE
       echoIntervalMs: options.echoIntervalMs ?? 5000,
       backoff: options.backoff ?? { initialMs: 250, maxMs: 8000 },
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      callTimeoutMs: options.callTimeoutMs ?? 60_000,
       logger: options.logger ?? silentLogger,
     };
   }
@@ -257,7 +264,7 @@ export class OvsdbClient<T extends TableRowTypes = DefaultTables> extends EventE
   }
 
   private sessionOptions(remote: string) {
-    const { database, tables, leaderOnly, echoIntervalMs, connectTimeoutMs, logger } = this.options;
+    const { database, tables, leaderOnly, echoIntervalMs, connectTimeoutMs, callTimeoutMs, logger } = this.options;
     const signal = this.lifetime.signal;
     return {
       remote,
@@ -266,6 +273,7 @@ export class OvsdbClient<T extends TableRowTypes = DefaultTables> extends EventE
       leaderOnly,
       echoIntervalMs,
       connectTimeoutMs,
+      callTimeoutMs,
       logger,
       signal,
     };

@@ -8,7 +8,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
-import { OvsdbConnectionClosed, OvsdbProtocolError, OvsdbRpcError, OvsdbUnsupportedRemote } from './errors.js';
+import {
+  OvsdbCallTimeout,
+  OvsdbConnectionClosed,
+  OvsdbProtocolError,
+  OvsdbRpcError,
+  OvsdbUnsupportedRemote,
+} from './errors.js';
 import { JsonTextSplitter } from './json-stream.js';
 
 export type OvsdbRemote = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
@@ -39,6 +45,11 @@ export interface JsonRpcConnectionOptions {
   connectTimeoutMs?: number;
   /** Aborting fails a `connect` in progress and closes the connection once open. */
   signal?: AbortSignal;
+  /**
+   * How long any request (transact, echo, monitor) may wait for its answer before it rejects with
+   * `OvsdbCallTimeout`; an echo that times out closes the connection. 0 waits forever. Default 60000.
+   */
+  callTimeoutMs?: number;
 }
 
 interface PendingRequest {
@@ -74,6 +85,7 @@ export class JsonRpcConnection extends EventEmitter<JsonRpcConnectionEvents> {
     readonly remote: string,
     private readonly socket: Socket,
     echoIntervalMs: number,
+    private readonly callTimeoutMs: number,
   ) {
     super();
     this.socketClosed = new Promise((resolve) => socket.once('close', () => resolve()));
@@ -86,7 +98,7 @@ export class JsonRpcConnection extends EventEmitter<JsonRpcConnectionEvents> {
   /** Opens a connection; rejects when the remote cannot be reached within the timeout. */
   static connect(remote: string, options: JsonRpcConnectionOptions = {}): Promise<JsonRpcConnection> {
     const target = parseRemote(remote);
-    const { echoIntervalMs = 5000, connectTimeoutMs = 10_000, signal } = options;
+    const { echoIntervalMs = 5000, connectTimeoutMs = 10_000, callTimeoutMs = 60_000, signal } = options;
     return new Promise((resolve, reject) => {
       const socket =
         target.kind === 'unix'
@@ -114,7 +126,7 @@ export class JsonRpcConnection extends EventEmitter<JsonRpcConnectionEvents> {
         signal?.removeEventListener('abort', abort);
         socket.removeListener('error', fail);
         if (target.kind === 'tcp') socket.setNoDelay(true);
-        const connection = new JsonRpcConnection(remote, socket, echoIntervalMs);
+        const connection = new JsonRpcConnection(remote, socket, echoIntervalMs, callTimeoutMs);
         if (signal) {
           const closeOnAbort = () => connection.close(new Error('aborted'));
           signal.addEventListener('abort', closeOnAbort, { once: true });
@@ -133,8 +145,27 @@ export class JsonRpcConnection extends EventEmitter<JsonRpcConnectionEvents> {
   request<T = unknown>(method: string, params: readonly unknown[]): Promise<T> {
     if (this.isClosed) return Promise.reject(new OvsdbConnectionClosed(this.remote, this.closeReason));
     const id = this.nextId++;
+    const timeoutMs = this.callTimeoutMs;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { method, resolve: resolve as (result: unknown) => void, reject });
+      // A server that keeps the connection alive but never answers must not hold the caller forever.
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              this.pending.delete(id);
+              reject(new OvsdbCallTimeout(method, timeoutMs));
+            }, timeoutMs)
+          : undefined;
+      this.pending.set(id, {
+        method,
+        resolve: (result) => {
+          clearTimeout(timer);
+          resolve(result as T);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
       this.send({ method, params, id });
     });
   }
@@ -174,7 +205,9 @@ export class JsonRpcConnection extends EventEmitter<JsonRpcConnectionEvents> {
         this.echoOutstanding = false;
         this.echoRepliesReceived++;
       },
-      () => {},
+      (error: unknown) => {
+        if (error instanceof OvsdbCallTimeout) this.close(error);
+      },
     );
   }
 

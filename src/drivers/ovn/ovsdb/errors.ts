@@ -32,6 +32,17 @@ export class OvsdbConnectionClosed extends OvsdbError {
   }
 }
 
+/** A request got no answer in time; for a transaction the outcome is unknown, as when the connection closes. */
+export class OvsdbCallTimeout extends OvsdbError {
+  override name = 'OvsdbCallTimeout';
+  constructor(
+    readonly method: string,
+    timeoutMs: number,
+  ) {
+    super(`${method} got no answer within ${timeoutMs} ms`);
+  }
+}
+
 /** A remote string we cannot use (`ssl:`, a malformed `tcp:` address). */
 export class OvsdbUnsupportedRemote extends OvsdbError {
   override name = 'OvsdbUnsupportedRemote';

@@ -31,6 +31,8 @@ export interface SessionOptions {
   leaderOnly: boolean;
   echoIntervalMs: number;
   connectTimeoutMs: number;
+  /** How long a request may wait for its answer (see `JsonRpcConnectionOptions`). */
+  callTimeoutMs?: number;
   logger: OvsdbLogger;
   /** Aborting ends the session, or the attempt to open it. */
   signal: AbortSignal;
