@@ -2,11 +2,14 @@
  * The embedded SQLite store: one file, WAL journal, foreign keys on.
  *
  * better-sqlite3 is synchronous and Kysely runs every query of the process through one connection,
- * so write transactions are serialised inside the process; `busy_timeout` covers another process
- * (a CLI tool, a second octonet by mistake) holding the write lock for a moment.
+ * so write transactions are serialised inside the process. Another process (a CLI tool, a second
+ * octonet by mistake) holding the write lock is waited for: transactions begin IMMEDIATE, so they
+ * take the write lock first and wait `busy_timeout` for it (a DEFERRED transaction that reads and
+ * then writes gets SQLITE_BUSY at once, without waiting, because waiting could deadlock), and the
+ * store's transaction helper retries a lock still taken after that.
  */
 import Database from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
 import type { StoreDialect } from '../dialect.js';
 import { classifySqliteError } from './errors.js';
 
@@ -20,9 +23,10 @@ const STATEMENT_CACHE_SIZE = 512;
  */
 function withFastRows(statement: Database.Statement): Database.Statement {
   const columns = statement.columns().map((c) => c.name);
-  const makeRow = new Function('r', `return {${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`) as (
-    raw: unknown[],
-  ) => Record<string, unknown>;
+  const makeRow = new Function(
+    'r',
+    `return {${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`,
+  ) as (raw: unknown[]) => Record<string, unknown>;
   const raw = statement.raw(true);
   const rawAll = raw.all.bind(raw);
   const rawGet = raw.get.bind(raw);
@@ -63,6 +67,33 @@ function withStatementCache(db: Database.Database): Database.Database {
   return db;
 }
 
+/**
+ * How long one statement waits for another process's lock. Short, because better-sqlite3 waits
+ * synchronously and so stalls every request of the process; longer locks are waited out between
+ * attempts by the transaction helper, with the event loop free.
+ */
+const BUSY_TIMEOUT_MS = 1000;
+
+/** Kysely's SQLite driver with write transactions (BEGIN IMMEDIATE) and a ROLLBACK only when one is open. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite rolls back by itself on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and some SQLITE_BUSY:
+    // a ROLLBACK then fails ("no transaction is active") and would hide the error that matters.
+    if (this.inTransaction()) await super.rollbackTransaction(connection);
+  }
+}
+
 export function createSqliteDialect(path: string): StoreDialect {
   return {
     name: 'sqlite',
@@ -74,15 +105,20 @@ export function createSqliteDialect(path: string): StoreDialect {
       maxBoundParameters: 30000,
     },
     createKyselyDialect() {
-      return new SqliteDialect({
+      let opened: Database.Database | undefined;
+      const config = {
         database: async () => {
           const db = new Database(path);
+          db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
           db.pragma('journal_mode = WAL');
           db.pragma('synchronous = NORMAL');
           db.pragma('foreign_keys = ON');
-          db.pragma('busy_timeout = 5000');
+          opened = db;
           return withStatementCache(db);
         },
+      };
+      return Object.assign(new SqliteDialect(config), {
+        createDriver: (): Driver => new ImmediateSqliteDriver(config, () => opened?.inTransaction === true),
       });
     },
     classifyError: classifySqliteError,
