@@ -1,7 +1,12 @@
 /**
- * Turns the stream of statement outcomes into outages: an outage starts with the first
- * outage-kind failure and ends with the next success, so a restart of the database is one
- * start and one end however many requests failed in between. Counts every classified error.
+ * Turns the stream of statement outcomes into outages, so a database restart is one "unavailable"
+ * log line and one "available again" line however many requests failed in between.
+ *
+ * An outage starts with the first outage-kind failure. It ends at a success that comes after
+ * `settleMs` without any such failure: during a partial outage (a full disk or a read-only file
+ * fail writes while reads succeed; terminated connections fail some requests and not others)
+ * successes and failures interleave, and that is still one outage. Its duration runs from the
+ * first failure to the first success after the last failure. Counts every classified error.
  *
  * It owns no I/O: what to do on each event (log, count) is the caller's (`cli/serve.ts`).
  */
@@ -13,24 +18,40 @@ export interface StoreEvents {
   onError?(kind: DbErrorKind): void;
   /** The database stopped answering: the first failure of an outage. */
   onOutage?(kind: DbErrorKind, error: unknown): void;
-  /** The first success after an outage; `durationMs` since its first failure. */
+  /** The outage is over; `durationMs` from its first failure to the first success after its last. */
   onRecovered?(durationMs: number, kind: DbErrorKind): void;
 }
 
-export function createOutageTracker(events: StoreEvents = {}, now: () => number = Date.now): DatabaseHealth {
-  let outage: { since: number; kind: DbErrorKind } | undefined;
+/** Quiet time after the last failure before a success ends the outage. */
+export const OUTAGE_SETTLE_MS = 1000;
+
+export function createOutageTracker(
+  events: StoreEvents = {},
+  now: () => number = Date.now,
+  settleMs = OUTAGE_SETTLE_MS,
+): DatabaseHealth {
+  let outage: { since: number; kind: DbErrorKind; lastFailure: number; firstSuccess?: number } | undefined;
   return {
     failed(kind, error) {
       events.onError?.(kind);
-      if (outage || !isOutage(kind)) return;
-      outage = { since: now(), kind };
+      if (!isOutage(kind)) return;
+      const at = now();
+      if (outage) {
+        outage.lastFailure = at;
+        outage.firstSuccess = undefined;
+        return;
+      }
+      outage = { since: at, kind, lastFailure: at };
       events.onOutage?.(kind, error);
     },
     succeeded() {
       if (!outage) return;
-      const { since, kind } = outage;
+      const at = now();
+      outage.firstSuccess ??= at;
+      if (at - outage.lastFailure < settleMs) return;
+      const { since, kind, firstSuccess } = outage;
       outage = undefined;
-      events.onRecovered?.(now() - since, kind);
+      events.onRecovered?.(firstSuccess - since, kind);
     },
   };
 }
