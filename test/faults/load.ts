@@ -15,6 +15,8 @@ export interface Outcome {
   readonly status: number | 'no-answer';
   /** What is wrong with a 503: it must be Neutron's ServiceUnavailable with Retry-After. */
   readonly problem?: string;
+  /** The NeutronError detail of a failed request (names the kind of database failure). */
+  readonly detail?: string;
 }
 
 /** A request never waits longer than this: far past every database timeout the suite configures. */
@@ -24,6 +26,9 @@ export interface MixedLoad {
   readonly outcomes: readonly Outcome[];
   /** Ids the API answered 201 for, by collection (`networks`, `ports`). */
   readonly acknowledged: { readonly networks: readonly string[]; readonly ports: readonly string[] };
+  /** Stops sending new requests and resolves when those in flight have been answered. */
+  pause(): Promise<void>;
+  resume(): void;
   /** Resolves once `done()` holds for what was seen so far; rejects after `giveUpMs`. */
   until(done: (outcomes: readonly Outcome[]) => boolean, giveUpMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +47,7 @@ export function startMixedLoad(baseUrl: string, clients = 8): MixedLoad {
     const started = Date.now();
     let status: Outcome['status'] = 'no-answer';
     let problem: string | undefined;
+    let detail: string | undefined;
     let json: unknown;
     try {
       const response = await fetch(baseUrl + path, {
@@ -52,6 +58,8 @@ export function startMixedLoad(baseUrl: string, clients = 8): MixedLoad {
       });
       status = response.status;
       json = await response.json().catch(() => undefined);
+      if (!isOk(status))
+        detail = String((json as { NeutronError?: { detail?: unknown } } | undefined)?.NeutronError?.detail);
       if (status === 503) {
         const type = (json as { NeutronError?: { type?: unknown } } | undefined)?.NeutronError?.type;
         if (type !== 'ServiceUnavailable') problem = `503 with type ${String(type)}`;
@@ -60,7 +68,7 @@ export function startMixedLoad(baseUrl: string, clients = 8): MixedLoad {
     } catch (error) {
       problem = String(error);
     }
-    outcomes.push({ op, write: method !== 'GET', started, ended: Date.now(), status, problem });
+    outcomes.push({ op, write: method !== 'GET', started, ended: Date.now(), status, problem, detail });
     return isOk(status) ? json : undefined;
   }
 
@@ -85,9 +93,14 @@ export function startMixedLoad(baseUrl: string, clients = 8): MixedLoad {
     }
   }
 
+  let gate: Promise<void> | undefined;
+  let openGate = () => {};
+  let inFlight = 0;
   async function client(): Promise<void> {
     while (!stopping) {
-      await oneRequest();
+      if (gate) await gate;
+      inFlight++;
+      await oneRequest().finally(() => inFlight--);
       // A breath between requests: the machine running the suite is shared.
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -97,15 +110,27 @@ export function startMixedLoad(baseUrl: string, clients = 8): MixedLoad {
   return {
     outcomes,
     acknowledged: { networks, ports },
+    async pause() {
+      gate ??= new Promise((resolve) => (openGate = resolve));
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    resume() {
+      gate = undefined;
+      openGate();
+    },
     async until(done, giveUpMs = 60_000) {
       const giveUpAt = Date.now() + giveUpMs;
       while (!done(outcomes)) {
-        if (Date.now() > giveUpAt) throw new Error(`load: condition not reached within ${giveUpMs} ms`);
+        if (Date.now() > giveUpAt) {
+          const last = outcomes.slice(-5).map((o) => `${o.op} ${o.status} ${o.detail ?? ''}`);
+          throw new Error(`load: condition not reached within ${giveUpMs} ms; last answers:\n${last.join('\n')}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
     async stop() {
       stopping = true;
+      this.resume();
       await running;
     },
   };

@@ -6,12 +6,14 @@
  * octonet by mistake) holding the write lock is waited for: transactions begin IMMEDIATE, so they
  * take the write lock first and wait `busy_timeout` for it (a DEFERRED transaction that reads and
  * then writes gets SQLITE_BUSY at once, without waiting, because waiting could deadlock), and the
- * store's transaction helper retries a lock still taken after that.
+ * store's transaction helper retries a lock still taken after that. After the file turned
+ * read-only or unreadable, the connection is opened afresh (`reopening.ts`).
  */
 import Database from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
 import type { StoreDialect } from '../dialect.js';
 import { classifySqliteError } from './errors.js';
+import { ReopeningDatabase } from './reopening.js';
 
 /** Prepared statements kept per SQL text: Kysely prepares every query afresh, which costs more than running it. */
 const STATEMENT_CACHE_SIZE = 512;
@@ -44,12 +46,29 @@ function withFastRows(statement: Database.Statement): Database.Statement {
   });
 }
 
+/** Tells `onError` about every failure of the two ways Kysely runs a statement (`all`, `run`). */
+function withErrorHook(statement: Database.Statement, onError: (error: unknown) => void): Database.Statement {
+  const all = statement.all.bind(statement);
+  const run = statement.run.bind(statement);
+  const hooked =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (error) {
+        onError(error);
+        throw error;
+      }
+    };
+  return Object.assign(statement, { all: hooked(all), run: hooked(run) });
+}
+
 /**
  * Makes `prepare` return a cached statement for SQL it has seen. Safe because better-sqlite3 is
  * synchronous and Kysely runs one statement to completion before the next (it never iterates two
  * results of one statement at once). Kysely reads only with `all()`, which `withFastRows` keeps.
  */
-function withStatementCache(db: Database.Database): Database.Database {
+function withStatementCache(db: Database.Database, onError: (error: unknown) => void): Database.Database {
   const cache = new Map<string, Database.Statement>();
   const prepare = db.prepare.bind(db);
   db.prepare = ((sql: string) => {
@@ -59,6 +78,7 @@ function withStatementCache(db: Database.Database): Database.Database {
     } else {
       statement = prepare(sql);
       if (statement.reader) statement = withFastRows(statement);
+      statement = withErrorHook(statement, onError);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(sql, statement);
@@ -94,6 +114,22 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/** One connection with octonet's settings; `mustExist` refuses to create the file. */
+function openConnection(path: string, mustExist: boolean, onError: (error: unknown) => void): Database.Database {
+  const db = new Database(path, { fileMustExist: mustExist });
+  try {
+    // busy_timeout first: switching to WAL needs the lock too.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return withStatementCache(db, onError);
+}
+
 export function createSqliteDialect(path: string): StoreDialect {
   return {
     name: 'sqlite',
@@ -105,17 +141,13 @@ export function createSqliteDialect(path: string): StoreDialect {
       maxBoundParameters: 30000,
     },
     createKyselyDialect() {
-      let opened: Database.Database | undefined;
+      let opened: ReopeningDatabase | undefined;
       const config = {
-        database: async () => {
-          const db = new Database(path);
-          db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-          db.pragma('journal_mode = WAL');
-          db.pragma('synchronous = NORMAL');
-          db.pragma('foreign_keys = ON');
-          opened = db;
-          return withStatementCache(db);
-        },
+        database: async () =>
+          (opened = new ReopeningDatabase(
+            (mustExist, onError) => openConnection(path, mustExist, onError),
+            classifySqliteError,
+          )),
       };
       return Object.assign(new SqliteDialect(config), {
         createDriver: (): Driver => new ImmediateSqliteDriver(config, () => opened?.inTransaction === true),
