@@ -151,6 +151,8 @@ export function faultFigures(outcomes: readonly Outcome[], restoredAt: number) {
     errorWindowMs: failed.length ? lastFailure - firstFailure : 0,
     /** From the database being back to the first successful answer after it. */
     recoveryMs: firstSuccessAfter - restoredAt,
+    /** The longest a client waited for a 503 (bounded by the database timeouts when the server is frozen). */
+    slowest503Ms: Math.max(0, ...failed.filter((o) => o.status === 503).map((o) => o.ended - o.started)),
   };
 }
 

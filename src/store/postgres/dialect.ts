@@ -51,6 +51,9 @@ function discardingBrokenConnections(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let broken = false;
     const query = async (text: string, parameters: readonly unknown[]) => {
+      // After a client-side timeout the old statement may still occupy the connection: the
+      // ROLLBACK that follows would wait out a second timeout behind it. Fail it at once.
+      if (broken) throw new Error('Client has encountered a connection error and is not queryable');
       try {
         return await client.query(text, parameters as unknown[]);
       } catch (error) {
