@@ -315,7 +315,7 @@ describe('database faults under load', () => {
       },
     );
 
-    for (const lockMs of [500, 3000]) {
+    for (const lockMs of [500, 5000]) {
       it(`waits for, or answers 503 to, another process holding the write lock ${lockMs} ms`, async () => {
         const path = join(dir, `locked-${lockMs}.db`);
         await withServe(`sqlite:${path}`, async (serve) => {
