@@ -10,7 +10,8 @@ import { createServices, type Services } from '../core/services.js';
 import { createDriverHost } from '../core/driver-host.js';
 import type { MechanismDriver } from '../drivers/contract.js';
 import { openStore, type Store } from '../store/database.js';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { StoreEvents } from '../store/outage.js';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
 export interface RunningServer {
   /** Base URL of the API, e.g. `http://127.0.0.1:9696`. */
@@ -77,15 +78,65 @@ function checkNoauthExposure(config: Config, host: string, logger: Logger): void
   );
 }
 
+/**
+ * What the store reports about the database, as log lines (one when an outage starts, one when it
+ * ends, with its duration) and metrics; requests failing during the outage log at debug only.
+ */
+function databaseEvents(logger: Logger, metrics: Registry): StoreEvents {
+  const errors = new Counter({
+    name: 'octonet_database_errors_total',
+    help: 'Database errors by kind (conflicts retried, outages answered 503 when retries did not help)',
+    labelNames: ['kind'],
+    registers: [metrics],
+  });
+  const outages = new Counter({
+    name: 'octonet_database_outages_total',
+    help: 'Times the database stopped answering (an outage ends with the next successful statement)',
+    registers: [metrics],
+  });
+  const down = new Gauge({
+    name: 'octonet_database_outage',
+    help: '1 while the database is unavailable, else 0',
+    registers: [metrics],
+  });
+  const outageSeconds = new Counter({
+    name: 'octonet_database_outage_seconds_total',
+    help: 'Seconds spent in database outages that have ended',
+    registers: [metrics],
+  });
+  return {
+    onError: (kind) => errors.inc({ kind }),
+    onOutage(kind, error) {
+      outages.inc();
+      down.set(1);
+      logger.error(
+        { kind, err: (error as { message?: unknown } | null)?.message },
+        'database unavailable: answering 503 until it returns',
+      );
+    },
+    onRecovered(durationMs, kind) {
+      down.set(0);
+      outageSeconds.inc(durationMs / 1000);
+      logger.warn({ kind, duration_ms: durationMs }, 'database available again');
+    },
+  };
+}
+
 export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
   checkNoauthExposure(config, parseListen(config.listen).host, logger);
-  const store = await openStore(config.database, {
-    poolSize: config.database_pool_size,
-    onConnectionLost: (error) =>
-      logger.warn({ err: error.message }, 'database dropped an idle connection; reconnecting'),
-  });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
+  const store = await openStore(config.database, {
+    poolSize: config.database_pool_size,
+    connectTimeoutMs: config.database_connect_timeout * 1000,
+    idleTimeoutMs: config.database_idle_timeout * 1000,
+    statementTimeoutMs: config.database_statement_timeout * 1000,
+    retryBudgetMs: config.database_retry_budget * 1000,
+    // Every connection of a restarting server breaks at once: the outage line says it once.
+    onConnectionLost: (error) =>
+      logger.debug({ err: error.message }, 'database dropped a connection; the pool replaces it'),
+    events: databaseEvents(logger, metrics),
+  });
   const authorizer = createPolicyAuthorizer();
   const { host, port } = parseListen(config.listen);
   let drivers: MechanismDriver[] = [];

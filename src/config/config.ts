@@ -177,6 +177,14 @@ export const configSchema = z
     database: z.string().optional(),
     /** Connections per process to PostgreSQL. */
     database_pool_size: z.number().int().min(1).default(10),
+    /** Seconds to wait for a PostgreSQL connection (a new one, or a free one when all are busy) before answering 503. */
+    database_connect_timeout: z.number().min(0.1).default(5),
+    /** Seconds after which an idle PostgreSQL connection is closed. */
+    database_idle_timeout: z.number().min(0.1).default(30),
+    /** Seconds a PostgreSQL statement may run before it is cancelled (503); 0 for no limit. */
+    database_statement_timeout: z.number().min(0).default(15),
+    /** Seconds a transaction keeps retrying while the database is unavailable (restart, failover, locked file) before answering 503. */
+    database_retry_budget: z.number().min(0).default(3),
     /** `noauth`: identity from trusted X-User-Id / X-Project-Id / X-Roles headers; `keystone`: from X-Auth-Token, validated by Keystone. */
     auth: z.enum(['noauth', 'keystone']).default('noauth'),
     /** Allow `auth: noauth` on a non-loopback `listen` address (anyone who reaches it can then act as admin). */

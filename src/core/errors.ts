@@ -112,6 +112,11 @@ export const PolicyNotAuthorized = define<{ rule: string }>(
   '%(rule)s is disallowed by policy',
 );
 export const ServiceUnavailable = define('ServiceUnavailable', 'ServiceUnavailable', 'The service is unavailable.');
+/**
+ * What the store throws when the database cannot do the work (down, frozen, full, read-only, locked
+ * past the retry budget); the API answers it as `ServiceUnavailable` with `Retry-After`.
+ */
+export { DatabaseUnavailable } from '../store/dialect.js';
 
 /** A webob HTTP error raised directly: the type is the webob class name. */
 export function httpError(base: ErrorBase & `HTTP${string}`, message: string, detail = ''): NeutronError {

@@ -208,6 +208,11 @@ for (const backend of BACKENDS) {
       const theirs = networkRow(store);
       await store.db.insertInto('networks').values([mine, theirs]).execute();
 
+      // SQLite write transactions begin IMMEDIATE, holding the write lock from the start: there
+      // the concurrent writer can only commit just before, not inside, the first attempt.
+      const concurrentInsert = () =>
+        other.db.insertInto('network_segments').values(geneveSegment(theirs.id, 1)).execute();
+      if (backend === 'sqlite') await concurrentInsert();
       const seen: (string | undefined)[] = [];
       let attempts = 0;
       const vni = await store.transaction(async (tx) => {
@@ -216,7 +221,7 @@ for (const backend of BACKENDS) {
         // a concurrent writer commits the same VNI before the insert lands.
         let candidate = 1;
         if (attempts === 1) {
-          await other.db.insertInto('network_segments').values(geneveSegment(theirs.id, 1)).execute();
+          if (backend === 'postgres') await concurrentInsert();
         } else {
           const taken = await tx.selectFrom('network_segments').select('segmentation_id').execute();
           while (taken.some((t) => t.segmentation_id === candidate)) candidate++;

@@ -8,7 +8,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, type Migration, type Transaction } from 'kysely';
 import type { DbBool, Schema } from './schema.js';
-import type { DbErrorInfo, StoreDialect } from './dialect.js';
+import {
+  classifyWith,
+  DatabaseUnavailable,
+  isConflict,
+  isTransientOutage,
+  type DbErrorInfo,
+  type StoreDialect,
+} from './dialect.js';
+import { guardDialect } from './guarded-dialect.js';
+import { createOutageTracker, type StoreEvents } from './outage.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-routers.js';
 import * as m0003 from './migrations/0003-subnetpools.js';
@@ -31,8 +40,10 @@ export interface Store {
   /**
    * Runs `fn` in one transaction. When the database refuses it for a reason another attempt can
    * fix (a unique index taken or a referenced row deleted by a concurrent writer, a serialisation
-   * failure, a busy file), the whole function runs again on fresh state, up to `maxAttempts`
-   * times; `fn` must therefore be free of side effects outside the transaction.
+   * failure), the whole function runs again on fresh state, up to `maxAttempts` times; `fn` must
+   * therefore be free of side effects outside the transaction. A transient outage (connection
+   * lost, server restarting, busy file) is retried too, after a growing pause, while the retry
+   * budget lasts; what is left of an outage leaves as `DatabaseUnavailable`.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { maxAttempts?: number }): Promise<T>;
   classifyError(error: unknown): DbErrorInfo | null;
@@ -57,9 +68,31 @@ export interface StoreOptions {
   poolSize?: number;
   /** Run the migrations on open (default true). */
   migrate?: boolean;
-  /** Told when the database drops an idle connection (the pool reconnects by itself). */
+  /** Told when the database drops a connection (the pool reconnects by itself). */
   onConnectionLost?: (error: Error) => void;
+  /** Giving up on connecting (or on a free pooled connection) after this long (PostgreSQL). */
+  connectTimeoutMs?: number;
+  /** Closing a pooled connection idle this long (PostgreSQL). */
+  idleTimeoutMs?: number;
+  /** Cancelling a statement running this long; 0 for never (PostgreSQL). */
+  statementTimeoutMs?: number;
+  /** How long a transaction keeps retrying a transient outage before it fails with DatabaseUnavailable. */
+  retryBudgetMs?: number;
+  /** Outages and classified errors, for logs and metrics. */
+  events?: StoreEvents;
 }
+
+/** Default `retryBudgetMs`: a database restart or failover usually fits in it. */
+const DEFAULT_RETRY_BUDGET_MS = 3000;
+/** First and longest pause between attempts while the database is unavailable. */
+const OUTAGE_BACKOFF_MS = { first: 50, max: 500 };
+
+function outageBackoff(attempt: number): number {
+  const ceiling = Math.min(OUTAGE_BACKOFF_MS.max, OUTAGE_BACKOFF_MS.first * 2 ** (attempt - 1));
+  return ceiling / 2 + (Math.random() * ceiling) / 2;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The dialect for a database URL. Each dialect's driver is loaded only when used: a SQLite
@@ -75,7 +108,7 @@ export async function dialectForUrl(url: string, options: StoreOptions = {}): Pr
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { createPostgresDialect } = await import('./postgres/dialect.js');
-    return createPostgresDialect(url, options.poolSize, options.onConnectionLost);
+    return createPostgresDialect(url, options);
   }
   throw new UnsupportedDatabaseUrl(
     `unsupported database URL (use sqlite:PATH or postgres://...): ${url.split(':')[0]}:...`,
@@ -84,26 +117,47 @@ export async function dialectForUrl(url: string, options: StoreOptions = {}): Pr
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   const dialect = await dialectForUrl(url, options);
-  const db = new Kysely<Schema>({ dialect: dialect.createKyselyDialect() });
+  const health = createOutageTracker(options.events);
+  const classifyError = (e: unknown) => classifyWith(dialect.classifyError, e);
+  const db = new Kysely<Schema>({
+    dialect: guardDialect(dialect.createKyselyDialect(), dialect.classifyError, health),
+  });
+  const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   if (options.migrate !== false) await migrate(db);
   const booleansAsIntegers = dialect.capabilities.booleansAsIntegers;
   return {
     db,
     dialect,
     bool: booleansAsIntegers ? (v) => (v ? 1 : 0) : (v) => v,
-    classifyError: (e) => dialect.classifyError(e),
+    classifyError,
     async transaction(fn, { maxAttempts = 12 } = {}) {
+      const started = Date.now();
       for (let attempt = 1; ; attempt++) {
         try {
           return await db.transaction().execute(fn);
         } catch (error) {
-          // Unique and foreign-key violations both mean a concurrent writer changed what this
-          // transaction read; on the next attempt the service sees the new state and answers
-          // with the proper error (IpAddressAlreadyAllocated, SecurityGroupNotFound, ...).
-          const retry = dialect.classifyError(error) !== null && attempt < maxAttempts;
-          if (!retry) throw error;
-          // Colliding writers picked the same value; spread them out a little before the next try.
-          await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
+          const kind = classifyError(error)?.kind;
+          if (!kind) throw error;
+          if (isConflict(kind)) {
+            // Unique and foreign-key violations both mean a concurrent writer changed what this
+            // transaction read; on the next attempt the service sees the new state and answers
+            // with the proper error (IpAddressAlreadyAllocated, SecurityGroupNotFound, ...).
+            if (attempt < maxAttempts) {
+              // Colliding writers picked the same value; spread them out a little before the next try.
+              await sleep(Math.random() * 2 * attempt);
+              continue;
+            }
+            // A database that keeps refusing to serialise us is overloaded, not a bug: 503.
+            if (kind === 'serialization-conflict') throw new DatabaseUnavailable(kind, error);
+            throw error;
+          }
+          const retry =
+            isTransientOutage(kind) &&
+            !(error instanceof DatabaseUnavailable && error.outcomeUnknown) &&
+            attempt < maxAttempts &&
+            Date.now() - started < retryBudgetMs;
+          if (!retry) throw error instanceof DatabaseUnavailable ? error : new DatabaseUnavailable(kind, error);
+          await sleep(outageBackoff(attempt));
         }
       }
     },
