@@ -1,7 +1,8 @@
 /**
  * The mechanism-driver contract, after ML2's `MechanismDriver`: for every resource and operation a
  * driver may implement a precommit hook (inside the database transaction) and a postcommit hook
- * (after commit). Drivers receive `{current, original}` views, never database rows.
+ * (after commit). Drivers receive `{current, original}` as typed states (`host.ts`), built once by core from what
+ * the API returns, never database rows.
  *
  * - `precommit`: runs inside the transaction, must not block on I/O, and may throw to roll the
  *   whole request back (the client sees the error).
@@ -10,28 +11,44 @@
  */
 import type { RequestContext } from '../core/context.js';
 import type { View } from '../core/resource.js';
-import type { DriverHost } from './host.js';
+import type {
+  DriverHost,
+  FloatingIpState,
+  NetworkState,
+  PortState,
+  RouterState,
+  SecurityGroupRuleState,
+  SecurityGroupState,
+  SubnetState,
+} from './host.js';
 
-export type DriverResource =
-  | 'network'
-  | 'subnet'
-  | 'port'
-  | 'security_group'
-  | 'security_group_rule'
+/** What a driver receives for each kind of resource: the typed state of `host.ts`. */
+export interface DriverStates {
+  readonly network: NetworkState;
+  readonly subnet: SubnetState;
+  readonly port: PortState;
+  readonly security_group: SecurityGroupState;
+  readonly security_group_rule: SecurityGroupRuleState;
   /** A router's own attributes, gateway and routes; its interfaces arrive as port events too. */
-  | 'router'
-  | 'floatingip';
+  readonly router: RouterState;
+  readonly floatingip: FloatingIpState;
+}
+export type DriverResource = keyof DriverStates;
 export type DriverOperation = 'create' | 'update' | 'delete';
 
-export interface ResourceContext {
-  readonly resource: DriverResource;
+/** One resource's write as drivers see it; `ResourceContext` is the union over every kind. */
+export interface ResourceContextOf<R extends DriverResource> {
+  readonly resource: R;
   readonly operation: DriverOperation;
   readonly request: RequestContext;
   /** The resource after the operation; for a delete, as it was. */
-  readonly current: View;
+  readonly current: DriverStates[R];
   /** The resource before an update; undefined for create and delete. */
-  readonly original?: View;
+  readonly original?: DriverStates[R];
 }
+
+/** Discriminated by `resource`: `switch (context.resource)` narrows `current` and `original`. */
+export type ResourceContext = { [R in DriverResource]: ResourceContextOf<R> }[DriverResource];
 
 /** What a driver that can bind a port on its host answers (ML2's `set_binding`). */
 export interface PortBinding {
@@ -103,7 +120,8 @@ export class DriverManager {
   /** Virtual ports held right now, from every driver that knows. */
   virtualPortHolders(): Map<string, VirtualPortHolder> {
     const held = new Map<string, VirtualPortHolder>();
-    for (const driver of this.drivers) for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
+    for (const driver of this.drivers)
+      for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
     return held;
   }
 

@@ -7,6 +7,7 @@
  * A port's deletion disassociates its floating IPs; an external network's deletion deletes the
  * floating IPs nobody uses; the floating IP's own port cannot be deleted directly.
  */
+import { floatingIpState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -49,6 +50,14 @@ import { resolveAssociation, type Association } from './association.js';
 import { createFloatingIpSpec } from './attributes.js';
 
 type Events = ResourceContext[];
+
+const updated = (request: RequestContext, current: View, original: View): ResourceContext => ({
+  resource: 'floatingip',
+  operation: 'update',
+  request,
+  current: floatingIpState(current),
+  original: floatingIpState(original),
+});
 
 /** The internal port's summary a floating IP shows (`fip-port-details`). */
 type PortDetails = Pick<
@@ -133,20 +142,6 @@ export class FloatingIpService implements ResourceService {
     return this.viewOf(db, (await getFloatingIpRow(db, id))!);
   }
 
-  static state(view: View): FloatingIpState {
-    return {
-      id: view.id as string,
-      project_id: view.project_id as string,
-      floating_ip_address: view.floating_ip_address as string,
-      floating_network_id: view.floating_network_id as string,
-      router_id: view.router_id as string | null,
-      port_id: view.port_id as string | null,
-      fixed_ip_address: view.fixed_ip_address as string | null,
-      status: view.status as string,
-      revision_number: view.revision_number as number,
-    };
-  }
-
   private canSee(ctx: RequestContext, view: View): boolean {
     if (!ctx.isAdmin && view.project_id !== ctx.projectId) return false;
     return this.deps.authz.canRead(ctx, 'floatingip', view);
@@ -178,12 +173,12 @@ export class FloatingIpService implements ResourceService {
   async statesOfRouter(routerId: string): Promise<FloatingIpState[]> {
     const db = this.deps.store.db;
     const records = await loadFloatingIpRecords(db, await floatingIpsWhere(db, { router_id: routerId }));
-    return (await this.views(db, records)).map(FloatingIpService.state);
+    return (await this.views(db, records)).map(floatingIpState);
   }
 
   async states(): Promise<FloatingIpState[]> {
     const ctx = adminContext('driver-read');
-    return (await this.list(ctx, { filters: {}, sorts: [], pageReverse: false })).map(FloatingIpService.state);
+    return (await this.list(ctx, { filters: {}, sorts: [], pageReverse: false })).map(floatingIpState);
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
@@ -198,8 +193,12 @@ export class FloatingIpService implements ResourceService {
       for (const item of items) {
         const { view, portEvent } = await this.createOne(tx, ctx, item);
         views.push(view);
-        const event: ResourceContext = { resource: 'floatingip', operation: 'create', request: ctx, current: view };
-        deps.drivers.precommit(event);
+        const event: ResourceContext = {
+          resource: 'floatingip',
+          operation: 'create',
+          request: ctx,
+          current: floatingIpState(view),
+        };
         events.push(portEvent, event);
       }
       return { result: views, events };
@@ -278,9 +277,7 @@ export class FloatingIpService implements ResourceService {
         updated_at: timestamp(),
       });
       const current = await this.reread(tx, id);
-      const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [event] };
+      return { result: current, events: [updated(ctx, current, original)] };
     });
   }
 
@@ -297,8 +294,8 @@ export class FloatingIpService implements ResourceService {
 
   private async deleteIn(tx: Tx, ctx: RequestContext, row: FloatingIpTable, current: View): Promise<Events> {
     await deleteRowWithTags(tx, 'floatingips', row.id);
-    const event: ResourceContext = { resource: 'floatingip', operation: 'delete', request: ctx, current };
-    this.deps.drivers.precommit(event);
+    const state = floatingIpState(current);
+    const event: ResourceContext = { resource: 'floatingip', operation: 'delete', request: ctx, current: state };
     return [event, ...(await this.ports.deleteWithin(tx, row.floating_port_id))];
   }
 
@@ -328,10 +325,7 @@ export class FloatingIpService implements ResourceService {
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
       });
-      const current = await this.reread(tx, row.id);
-      const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
-      this.deps.drivers.precommit(event);
-      events.push(event);
+      events.push(updated(ctx, await this.reread(tx, row.id), original));
     }
     return events;
   }

@@ -22,6 +22,7 @@ import { timestamp } from '../standard-attributes.js';
 import { checkRevision } from '../revisions.js';
 import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
 import type { ResourceContext } from '../../drivers/contract.js';
+import { networkState } from '../driver-states.js';
 import type { Db, Tx } from '../../store/database.js';
 import {
   ACCESS_AS_SHARED,
@@ -147,13 +148,13 @@ export class NetworkService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'network', quota: 'network' }, items, {
+    return bulkCreate(this.deps, { resource: 'network', quota: 'network' }, items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
     const projectId = item.project_id as string;
     await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
@@ -205,8 +206,8 @@ export class NetworkService implements ResourceService {
     if (item['router:external'] === true) await setExternal(tx, deps.store, row.id, true, projectId, randomUUID());
     const [record] = await loadNetworkRecords(tx, [row]);
     const view = this.view(record!, ctx);
-    deps.drivers.precommit({ resource: 'network', operation: 'create', request: ctx, current: view });
-    return view;
+    const current = networkState(view, record!.segments);
+    return { view, event: { resource: 'network', operation: 'create', request: ctx, current } };
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
@@ -244,9 +245,15 @@ export class NetworkService implements ResourceService {
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();
       await updateRow(tx, 'networks', id, patch);
-      const current = this.view(await this.reload(tx, id), ctx);
-      const event = { resource: 'network' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
+      const reloaded = await this.reload(tx, id);
+      const current = this.view(reloaded, ctx);
+      const event: ResourceContext = {
+        resource: 'network',
+        operation: 'update',
+        request: ctx,
+        current: networkState(current, reloaded.segments),
+        original: networkState(original, record.segments),
+      };
       return { result: current, events: [event] };
     });
   }
@@ -321,8 +328,8 @@ export class NetworkService implements ResourceService {
       }
       await deleteNetworkContents(tx, id);
       await deleteRowWithTags(tx, 'networks', id);
-      const event = { resource: 'network' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = networkState(current, record.segments);
+      const event: ResourceContext = { resource: 'network', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [...events, event] };
     });
   }

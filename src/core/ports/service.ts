@@ -5,6 +5,7 @@
  *
  * A port is created DOWN and `unbound`: binding and status belong to the mechanism drivers.
  */
+import { portState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import { prepareResource, type ResourceSpec } from '../attributes.js';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -75,6 +76,15 @@ export interface PortDeleteHook {
   /** Lets go of the port inside the deleting transaction; returns the events of what it changed. */
   release?(tx: Tx, port: View): Promise<ResourceContext[]>;
 }
+
+/** A port update as drivers hear of it. */
+const updated = (request: RequestContext, current: View, original: View): ResourceContext => ({
+  resource: 'port',
+  operation: 'update',
+  request,
+  current: portState(current),
+  original: portState(original),
+});
 
 export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
@@ -204,7 +214,7 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'port', quota: 'port' }, items, {
+    return bulkCreate(this.deps, { resource: 'port', quota: 'port' }, items, {
       authorize: async (tx, item) => {
         const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
         this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
@@ -220,7 +230,7 @@ export class PortService implements ResourceService {
    */
   async createInternal(items: Body[]): Promise<View[]> {
     const ctx = adminContext('internal');
-    return bulkCreate(this.deps, ctx, { resource: 'port' }, items, {
+    return bulkCreate(this.deps, { resource: 'port' }, items, {
       authorize: (tx, item) => this.networks.getVisible(tx, ctx, item.network_id as string),
       create: (tx, item, network) => this.createOne(tx, ctx, item, network),
     });
@@ -235,11 +245,15 @@ export class PortService implements ResourceService {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, { ...item }, true);
     const network = await this.networks.getVisible(tx, ctx, prepared.network_id as string);
-    const view = await this.createOne(tx, ctx, prepared, network);
-    return { view, event: { resource: 'port', operation: 'create', request: ctx, current: view } };
+    return this.createOne(tx, ctx, prepared, network);
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
+  private async createOne(
+    tx: Tx,
+    ctx: RequestContext,
+    item: Body,
+    network: NetworkAccess,
+  ): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
     const networkId = network.row.id;
     const projectId = item.project_id as string;
@@ -313,8 +327,7 @@ export class PortService implements ResourceService {
     await insertRow(tx, 'ports', row);
     await insertPortChildren(tx, record);
     const view = this.view(record);
-    deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
-    return view;
+    return { view, event: { resource: 'port', operation: 'create', request: ctx, current: portState(view) } };
   }
 
   /** Binds again after a change of host, VNIC type or profile; returns the port as it now is. */
@@ -340,7 +353,7 @@ export class PortService implements ResourceService {
     const { result, events } = await this.updateIn(tx, ctx, id, prepared, {});
     return {
       view: result,
-      event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: result },
+      event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: portState(result) },
     };
   }
 
@@ -396,9 +409,7 @@ export class PortService implements ResourceService {
     await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
     const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
     const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
-    const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-    deps.drivers.precommit(event);
-    return { result: current, events: [event] };
+    return { result: current, events: [updated(ctx, current, original)] };
   }
 
   /**
@@ -460,9 +471,7 @@ export class PortService implements ResourceService {
         updated_at: timestamp(),
       });
       const current = this.view((await getPortRecord(tx, portId))!);
-      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [event] };
+      return { result: current, events: [updated(ctx, current, original)] };
     });
   }
 
@@ -542,8 +551,7 @@ export class PortService implements ResourceService {
     const events: ResourceContext[] = [];
     for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, current)));
     await deleteRowWithTags(tx, 'ports', current.id as string);
-    const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
-    this.deps.drivers.precommit(event);
+    const event: ResourceContext = { resource: 'port', operation: 'delete', request: ctx, current: portState(current) };
     return [...events, event];
   }
 }

@@ -7,6 +7,7 @@
  * Every write that touches a router's ports happens in the router's own transaction, so a failed
  * request leaves neither a stray port nor a router pointing at a missing one.
  */
+import { routerState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { RouterState } from '../../drivers/host.js';
@@ -100,19 +101,7 @@ export class RouterService implements ResourceService {
 
   /** What the drivers read (`DriverHost.reader.router`). */
   state(record: RouterRecord): RouterState {
-    const view = this.view(record);
-    return {
-      id: record.row.id,
-      name: record.row.name,
-      project_id: record.row.project_id,
-      admin_state_up: view.admin_state_up as boolean,
-      external_gateway_info: view.external_gateway_info as RouterState['external_gateway_info'],
-      gw_port_id: record.row.gw_port_id,
-      routes: record.routes,
-      availability_zone_hints: view.availability_zone_hints as string[],
-      l3_agents: record.l3Agents,
-      revision_number: record.row.revision_number,
-    };
+    return routerState(this.view(record), { gw_port_id: record.row.gw_port_id, l3_agents: record.l3Agents });
   }
 
   /** The router if the caller may see it (its own project's, or any for an admin), else RouterNotFound. */
@@ -205,10 +194,14 @@ export class RouterService implements ResourceService {
           // The gateway port and its binding each bump a new router once in Neutron.
           await updateRow(tx, 'routers', row.id, { revision_number: 2 });
         }
-        const current = this.view(await this.reload(tx, row.id));
-        views.push(current);
-        const event: ResourceContext = { resource: 'router', operation: 'create', request: ctx, current };
-        deps.drivers.precommit(event);
+        const record = await this.reload(tx, row.id);
+        views.push(this.view(record));
+        const event: ResourceContext = {
+          resource: 'router',
+          operation: 'create',
+          request: ctx,
+          current: this.state(record),
+        };
         events.push(...portEvents, event);
       }
       return { result: views, events };
@@ -238,10 +231,15 @@ export class RouterService implements ResourceService {
         if ('routes' in body) await replaceRoutes(tx, id, dedupe(routes));
       }
       await this.bump(tx, record);
-      const current = this.view(await this.reload(tx, id));
-      const event: ResourceContext = { resource: 'router', operation: 'update', request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [...events, event] };
+      const reloaded = await this.reload(tx, id);
+      const event: ResourceContext = {
+        resource: 'router',
+        operation: 'update',
+        request: ctx,
+        current: this.state(reloaded),
+        original: this.state(record),
+      };
+      return { result: this.view(reloaded), events: [...events, event] };
     });
   }
 
@@ -259,8 +257,8 @@ export class RouterService implements ResourceService {
       // Removing the gateway refuses while floating IPs still go through the router.
       const events = await this.gateways.apply(tx, ctx, record, null);
       await deleteRowWithTags(tx, 'routers', id);
-      const event: ResourceContext = { resource: 'router', operation: 'delete', request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = this.state(record);
+      const event: ResourceContext = { resource: 'router', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [...events, event] };
     });
   }
@@ -278,9 +276,8 @@ export class RouterService implements ResourceService {
       deps.authz.enforceRule(ctx, name, this.view(record));
       const { result, events } = await fn(tx, record);
       await this.bump(tx, record);
-      const current = this.view(await this.reload(tx, id));
+      const current = this.state(await this.reload(tx, id));
       const event: ResourceContext = { resource: 'router', operation: 'update', request: ctx, current };
-      deps.drivers.precommit(event);
       return { result, events: [...events, event] };
     });
   }

@@ -5,6 +5,8 @@
  *
  * Who may see or touch a rule is decided by its group's project, whoever created the rule.
  */
+import type { ResourceContext } from '../../drivers/contract.js';
+import { ruleState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -142,14 +144,14 @@ export class SecurityGroupRuleService implements ResourceService {
       }));
       await insertSecurityGroupRules(tx, rows);
       await bumpSecurityGroupRevision(tx, groupId, rows.length, now);
-      const events = (await loadRuleRecords(tx, rows)).map((record) => ({
-        resource: 'security_group_rule' as const,
-        operation: 'create' as const,
+      const views = (await loadRuleRecords(tx, rows)).map(ruleView);
+      const events = views.map((view): ResourceContext => ({
+        resource: 'security_group_rule',
+        operation: 'create',
         request: ctx,
-        current: ruleView(record),
+        current: ruleState(view),
       }));
-      for (const event of events) deps.drivers.precommit(event);
-      return { result: events.map((e) => e.current), events };
+      return { result: views, events };
     });
   }
 
@@ -232,13 +234,12 @@ export class SecurityGroupRuleService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       await deleteRuleRow(tx, id);
       await bumpSecurityGroupRevision(tx, record.row.security_group_id, 1, timestamp());
-      const event = {
-        resource: 'security_group_rule' as const,
-        operation: 'delete' as const,
+      const event: ResourceContext = {
+        resource: 'security_group_rule',
+        operation: 'delete',
         request: ctx,
-        current: ruleView(record),
+        current: ruleState(ruleView(record)),
       };
-      deps.drivers.precommit(event);
       return { result: undefined, events: [event] };
     });
   }

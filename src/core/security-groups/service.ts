@@ -7,6 +7,8 @@
  * `rule-service.ts`'s; a group's own rules are written here only when the group is created or
  * deleted.
  */
+import type { ResourceContext } from '../../drivers/contract.js';
+import { securityGroupState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -86,13 +88,13 @@ export class SecurityGroupService implements ResourceService {
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     // The quota is counted before the project's default group may be created, as Neutron's quota
     // hook does: a new project's first group is allowed even with a quota of one.
-    return bulkCreate(this.deps, ctx, { resource: 'security_group', quota: 'security_group' }, items, {
+    return bulkCreate(this.deps, { resource: 'security_group', quota: 'security_group' }, items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
     const projectId = item.project_id as string;
     await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
@@ -113,8 +115,8 @@ export class SecurityGroupService implements ResourceService {
     });
     await insertSecurityGroupRules(tx, rules);
     const view = securityGroupView((await getSecurityGroupRecord(tx, id))!);
-    deps.drivers.precommit({ resource: 'security_group', operation: 'create', request: ctx, current: view });
-    return view;
+    const current = securityGroupState(view);
+    return { view, event: { resource: 'security_group', operation: 'create', request: ctx, current } };
   }
 
   /** The group locked for a write, as the caller sees it, or SecurityGroupNotFound. */
@@ -145,14 +147,13 @@ export class SecurityGroupService implements ResourceService {
       if ('stateful' in body) patch.stateful = deps.store.bool(body.stateful as boolean);
       await updateRow(tx, 'security_groups', id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
-      const event = {
-        resource: 'security_group' as const,
-        operation: 'update' as const,
+      const event: ResourceContext = {
+        resource: 'security_group',
+        operation: 'update',
         request: ctx,
-        current,
-        original,
+        current: securityGroupState(current),
+        original: securityGroupState(original),
       };
-      deps.drivers.precommit(event);
       return { result: current, events: [event] };
     });
   }
@@ -170,8 +171,8 @@ export class SecurityGroupService implements ResourceService {
       const now = timestamp();
       // Rules elsewhere that allowed traffic from this group go with it; their groups change.
       for (const other of await deleteSecurityGroup(tx, id)) await bumpSecurityGroupRevision(tx, other, 1, now);
-      const event = { resource: 'security_group' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = securityGroupState(current);
+      const event: ResourceContext = { resource: 'security_group', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [event] };
     });
   }

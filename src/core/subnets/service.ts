@@ -4,6 +4,8 @@
  * of service ports and auto-address subnets, refusing others). A subnet write also bumps its
  * network's revision, as in Neutron.
  */
+import type { ResourceContext } from '../../drivers/contract.js';
+import { subnetState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { PolicyTarget } from '../authorizer.js';
 import type { RequestContext } from '../context.js';
@@ -190,7 +192,7 @@ export class SubnetService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'subnet', quota: 'subnet' }, items, {
+    return bulkCreate(this.deps, { resource: 'subnet', quota: 'subnet' }, items, {
       authorize: async (tx, item) => {
         const network = await getNetworkAccess(tx, item.network_id as string);
         if (!network) throw NetworkNotFound({ net_id: item.network_id });
@@ -201,7 +203,12 @@ export class SubnetService implements ResourceService {
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
+  private async createOne(
+    tx: Tx,
+    ctx: RequestContext,
+    item: Body,
+    network: NetworkAccess,
+  ): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
     const hasCidr = item.cidr !== undefined && item.cidr !== null;
     if (hasCidr && item.prefixlen !== undefined) {
@@ -294,8 +301,7 @@ export class SubnetService implements ResourceService {
     const ipam = toIpamSubnet(row);
     if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
     const view = this.view({ row, tags: [], external: isExternal(network) });
-    deps.drivers.precommit({ resource: 'subnet', operation: 'create', request: ctx, current: view });
-    return view;
+    return { view, event: { resource: 'subnet', operation: 'create', request: ctx, current: subnetState(view) } };
   }
 
   /** A new auto-address subnet gives every port on the network (but router interfaces) its EUI-64 address. */
@@ -372,8 +378,13 @@ export class SubnetService implements ResourceService {
       await updateRow(tx, 'subnets', id, { ...patch, revision_number: row.revision_number + 1, updated_at: now });
       await bumpNetworkRevision(tx, row.network_id, now);
       const current = this.view({ ...record, row: (await getSubnetRow(tx, id))! });
-      const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
+      const event: ResourceContext = {
+        resource: 'subnet',
+        operation: 'update',
+        request: ctx,
+        current: subnetState(current),
+        original: subnetState(original),
+      };
       return { result: current, events: [event] };
     });
   }
@@ -407,8 +418,12 @@ export class SubnetService implements ResourceService {
       await deleteAllocations(tx, id, releasable);
       await deleteRowWithTags(tx, 'subnets', id);
       await bumpNetworkRevision(tx, record.row.network_id, timestamp());
-      const event = { resource: 'subnet' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const event: ResourceContext = {
+        resource: 'subnet',
+        operation: 'delete',
+        request: ctx,
+        current: subnetState(current),
+      };
       return { result: undefined, events: [event] };
     });
   }
