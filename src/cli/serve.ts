@@ -45,7 +45,12 @@ export function createLogger(config: Pick<Config, 'log_level'>): Logger {
   return pino({ level: config.log_level, base: { service: 'octonet' } });
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
+/** `extraDrivers` run after the configured ones (tests register contract-test drivers here). */
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config),
+  extraDrivers: readonly MechanismDriver[] = [],
+): Promise<RunningServer> {
   const store = await openStore(config.database, {
     poolSize: config.database_pool_size,
     onConnectionLost: (error) =>
@@ -59,7 +64,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   let services: Services;
   let app;
   try {
-    drivers = await createDrivers(config, logger, metrics);
+    drivers = [...(await createDrivers(config, logger, metrics)), ...extraDrivers];
     services = createServices({ store, config, authz: authorizer, logger, drivers });
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
