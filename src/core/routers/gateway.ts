@@ -31,6 +31,8 @@ export interface GatewayRequest {
 
 /** The body's `external_gateway_info`: a request, or null for "no gateway" (`null` and `{}` alike). */
 export function gatewayRequest(value: unknown): GatewayRequest | null {
+  // Asserted, not parsed: the attribute map's `external_gateway_info` validator has checked the
+  // shape before any service runs (`prepareResource`), with Neutron's own error messages.
   return isPlainObject(value) && Object.keys(value).length > 0 ? (value as unknown as GatewayRequest) : null;
 }
 

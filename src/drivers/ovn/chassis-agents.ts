@@ -79,7 +79,7 @@ export class ChassisAgents {
     listAgents: async () => {
       await this.ping();
       const liveness = this.liveness();
-      return this.pairs().map((p) => agentView(p.chassis, p.private, liveness) as unknown as Record<string, unknown>);
+      return this.pairs().map((p) => ({ ...agentView(p.chassis, p.private, liveness) }));
     },
     describeAgent: async (id, description) => {
       const found = this.pairs().find((p) => p.private.name === id);
