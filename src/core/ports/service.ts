@@ -5,6 +5,7 @@
  *
  * A port is created DOWN and `unbound`: binding and status belong to the mechanism drivers.
  */
+import { portCreate, portUpdate, type PortCreate, type PortUpdate } from './body.js';
 import { portState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import { prepareResource, type ResourceSpec } from '../attributes.js';
@@ -42,7 +43,7 @@ import {
 import { toBool, type PortTable } from '../../store/schema.js';
 import { allocatedOnSubnet, countAllocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
 import { createPortSpec } from './attributes.js';
-import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
+import { mergeOptions, optionsForNewPort } from './extra-dhcp-opts.js';
 import {
   allocateForNewPort,
   changeFixedIps,
@@ -52,7 +53,7 @@ import {
   type FixedIpRequest,
 } from './fixed-ips.js';
 import { generateUniqueMac, randomMac } from './mac.js';
-import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
+import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, updateRow } from '../../store/rows.js';
 
 /** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
@@ -216,11 +217,12 @@ export class PortService implements ResourceService {
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     return bulkCreate(this.deps, { resource: 'port', quota: 'port' }, items, {
       authorize: async (tx, item) => {
-        const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
+        const body = portCreate(item);
+        const network = await this.networks.getVisible(tx, ctx, body.network_id);
         this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
-        return network;
+        return { body, network };
       },
-      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+      create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
   }
 
@@ -231,8 +233,11 @@ export class PortService implements ResourceService {
   async createInternal(items: Body[]): Promise<View[]> {
     const ctx = adminContext('internal');
     return bulkCreate(this.deps, { resource: 'port' }, items, {
-      authorize: (tx, item) => this.networks.getVisible(tx, ctx, item.network_id as string),
-      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+      authorize: async (tx, item) => {
+        const body = portCreate(item);
+        return { body, network: await this.networks.getVisible(tx, ctx, body.network_id) };
+      },
+      create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
   }
 
@@ -244,21 +249,23 @@ export class PortService implements ResourceService {
   async createWithin(tx: Tx, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, { ...item }, true);
-    const network = await this.networks.getVisible(tx, ctx, prepared.network_id as string);
-    return this.createOne(tx, ctx, prepared, network);
+    const body = portCreate(prepared);
+    const network = await this.networks.getVisible(tx, ctx, body.network_id);
+    return this.createOne(tx, ctx, prepared, body, network);
   }
 
   private async createOne(
     tx: Tx,
     ctx: RequestContext,
     item: Body,
+    body: PortCreate,
     network: NetworkAccess,
   ): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
     const networkId = network.row.id;
-    const projectId = item.project_id as string;
-    const deviceOwner = item.device_owner as string;
-    let mac = item.mac_address as string | undefined;
+    const projectId = body.project_id;
+    const deviceOwner = body.device_owner;
+    let mac = body.mac_address;
     if (mac === undefined || mac === null) {
       // One in 16 million collides; the unique index catches that and the transaction runs again
       // with a new MAC, so the common case costs no lookup.
@@ -266,7 +273,7 @@ export class PortService implements ResourceService {
     } else if (await macInUse(tx, networkId, mac)) {
       throw MacAddressInUse({ net_id: networkId, mac });
     }
-    const requests = item.fixed_ips as FixedIpRequest[] | undefined;
+    const requests = body.fixed_ips;
     const port = { networkId, deviceOwner, mac };
     const allocations = await allocateForNewPort(
       await this.ipamSubnets(tx, networkId),
@@ -277,9 +284,9 @@ export class PortService implements ResourceService {
     const security = await securityForNewPort(deps, tx, ctx, {
       projectId,
       deviceOwner,
-      portSecurity: (item.port_security_enabled as boolean | undefined) ?? toBool(network.row.port_security_enabled),
-      securityGroups: item.security_groups as string[] | undefined,
-      addressPairs: item.allowed_address_pairs as AddressPairRequest[] | undefined,
+      portSecurity: body.port_security_enabled ?? toBool(network.row.port_security_enabled),
+      securityGroups: body.security_groups,
+      addressPairs: body.allowed_address_pairs,
     });
     const namesEnabled = portDnsNamesEnabled(deps.config.network.dns_domain);
     const now = timestamp();
@@ -287,23 +294,23 @@ export class PortService implements ResourceService {
       id: randomUUID(),
       project_id: projectId,
       network_id: networkId,
-      name: item.name as string,
+      name: body.name,
       mac_address: mac,
       admin_state_up: deps.store.bool(item.admin_state_up as boolean),
       status: 'DOWN',
-      device_id: item.device_id as string,
+      device_id: body.device_id,
       device_owner: deviceOwner,
       port_security_enabled: deps.store.bool(security.portSecurity),
-      dns_name: namesEnabled ? (item.dns_name as string) : '',
-      dns_domain: namesEnabled ? (item.dns_domain as string) : '',
+      dns_name: namesEnabled ? body.dns_name : '',
+      dns_domain: namesEnabled ? body.dns_domain : '',
       ip_allocation: requests !== undefined && requests.length === 0 ? 'none' : 'immediate',
-      binding_host_id: (item['binding:host_id'] as string | null | undefined) ?? '',
-      binding_vnic_type: item['binding:vnic_type'] as string,
+      binding_host_id: body['binding:host_id'] ?? '',
+      binding_vnic_type: body['binding:vnic_type'],
       binding_profile: JSON.stringify(item['binding:profile'] ?? {}),
       // Set by the drivers below, once the port is known.
       binding_vif_type: 'unbound',
       binding_vif_details: '{}',
-      description: item.description as string,
+      description: body.description,
       // Neutron's first revision is 1: its binding write bumps the new port once.
       revision_number: 1,
       created_at: now,
@@ -317,9 +324,9 @@ export class PortService implements ResourceService {
         ip_address: p.ip_address,
         mac_address: p.mac_address ?? mac!,
       })),
-      extraDhcpOpts: optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null),
+      extraDhcpOpts: optionsForNewPort(body.extra_dhcp_opts),
       securityGroups: security.securityGroups,
-      tags: (item.tags as string[] | undefined) ?? [],
+      tags: body.tags,
     });
     const binding = deps.drivers.bindPort(this.view(record));
     row.binding_vif_type = binding.vifType;
@@ -372,24 +379,26 @@ export class PortService implements ResourceService {
     if (Object.keys(body).length === 0) return { result: original, events: [] };
     checkRevision(record.row.revision_number, precondition);
     const { row } = record;
+    const change = portUpdate(body);
     const patch: Partial<PortTable> = {};
     for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
-      if (key in body) patch[key] = body[key] as string;
+      const value = change[key];
+      if (value !== undefined) patch[key] = value;
     }
     if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
-    if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
-    if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
+    if (change['binding:vnic_type'] !== undefined) patch.binding_vnic_type = change['binding:vnic_type'];
+    if (change['binding:host_id'] !== undefined) patch.binding_host_id = change['binding:host_id'] ?? '';
     if ('binding:profile' in body) patch.binding_profile = JSON.stringify(body['binding:profile'] ?? {});
     if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
-      if ('dns_name' in body) patch.dns_name = body.dns_name as string;
-      if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
+      if (change.dns_name !== undefined) patch.dns_name = change.dns_name;
+      if (change.dns_domain !== undefined) patch.dns_domain = change.dns_domain;
     }
 
-    const mac = await this.updateMac(tx, row, body);
+    const mac = await this.updateMac(tx, row, change);
     if (mac !== row.mac_address) patch.mac_address = mac;
-    await this.updateFixedIps(tx, record, body, {
+    await this.updateFixedIps(tx, record, change, {
       networkId: row.network_id,
-      deviceOwner: (patch.device_owner ?? row.device_owner) as string,
+      deviceOwner: patch.device_owner ?? row.device_owner,
       mac,
     });
 
@@ -403,8 +412,8 @@ export class PortService implements ResourceService {
         security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })),
       );
     }
-    if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
-      await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
+    if (change.extra_dhcp_opts) {
+      await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, change.extra_dhcp_opts));
     }
     await updateRow(tx, 'ports', id, { ...patch, revision_number: row.revision_number + 1, updated_at: timestamp() });
     const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
@@ -476,10 +485,10 @@ export class PortService implements ResourceService {
   }
 
   /** A new MAC (null asks for a fresh one): refused on a bound port or when the network has it. */
-  private async updateMac(tx: Tx, row: PortTable, body: Body): Promise<string> {
-    if (!('mac_address' in body)) return row.mac_address;
+  private async updateMac(tx: Tx, row: PortTable, change: PortUpdate): Promise<string> {
+    if (change.mac_address === undefined) return row.mac_address;
     const wanted =
-      (body.mac_address as string | null) ??
+      change.mac_address ??
       (await generateUniqueMac(this.deps.config.network.base_mac, row.network_id, (m) =>
         macInUse(tx, row.network_id, m),
       ));
@@ -498,11 +507,11 @@ export class PortService implements ResourceService {
   private async updateFixedIps(
     tx: Tx,
     record: PortRecord,
-    body: Body,
+    change: PortUpdate,
     port: { networkId: string; deviceOwner: string; mac: string },
   ): Promise<void> {
     const subnets = await this.ipamSubnets(tx, port.networkId);
-    let requests = body.fixed_ips as FixedIpRequest[] | undefined;
+    let requests: FixedIpRequest[] | undefined = change.fixed_ips;
     if (requests === undefined) {
       if (port.mac === record.row.mac_address) return;
       const auto = new Set(subnets.filter(isAutoAddressSubnet).map((s) => s.id));
