@@ -91,7 +91,7 @@ export interface MechanismDriver {
    * Binds a port to `binding:host_id` when this driver serves that host (inside the transaction;
    * no I/O). Undefined means "not mine"; when no driver binds, the port is `binding_failed`.
    */
-  bindPort?(port: View): PortBinding | undefined;
+  bindPort?(port: PortState): PortBinding | undefined;
   /** Virtual ports held right now, by port id (from the data plane; no I/O). */
   virtualPortHolders?(): ReadonlyMap<string, VirtualPortHolder>;
   /** Inside the transaction; no I/O; throwing rolls back. */
@@ -133,7 +133,7 @@ export class DriverManager {
    * The binding of a port after a create or update: `unbound` without a host, the first driver's
    * binding with one, `binding_failed` when no driver takes the host (as ML2 reports it).
    */
-  bindPort(port: View): PortBinding {
+  bindPort(port: PortState): PortBinding {
     if (!port['binding:host_id']) return { vifType: 'unbound', vifDetails: {} };
     for (const driver of this.drivers) {
       const binding = driver.bindPort?.(port);

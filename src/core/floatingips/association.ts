@@ -68,7 +68,7 @@ async function associate(
     );
   }
   if (port.device_owner === 'network:dhcp') throw fipError(`Port ${portId} is unable to be assigned a floating IP`);
-  const fixedIps = port.fixed_ips as { subnet_id: string; ip_address: string }[];
+  const fixedIps = port.fixed_ips;
   let chosen: { subnet_id: string; ip_address: string } | undefined;
   if (requestedIp) {
     if (parseIp(requestedIp)?.version !== 4) {

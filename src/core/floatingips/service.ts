@@ -8,6 +8,7 @@
  * floating IPs nobody uses; the floating IP's own port cannot be deleted directly.
  */
 import { floatingIpState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -76,7 +77,7 @@ export class FloatingIpService implements ResourceService {
     this.spec = createFloatingIpSpec(deps.config.network.dns_domain);
     ports.deleteHooks.push({
       guard: (tx, port) => this.guardPortDelete(tx, port),
-      release: (tx, port) => this.disassociatePort(tx, port.id as string),
+      release: (tx, port) => this.disassociatePort(tx, port.id),
     });
     networks.deleteHooks.push((tx, networkId) => this.deleteUnusedOnNetwork(tx, networkId));
   }
@@ -222,7 +223,7 @@ export class FloatingIpService implements ResourceService {
     const fixed: Record<string, unknown> = {};
     if (item.subnet_id) fixed.subnet_id = item.subnet_id;
     if (item.floating_ip_address) fixed.ip_address = item.floating_ip_address;
-    const { view: port, event: portEvent } = await this.ports.createWithin(tx, {
+    const { port, event: portEvent } = await this.ports.createWithin(tx, {
       // The address's port is never shown to the project (Neutron leaves its project empty).
       project_id: '',
       network_id: networkId,
@@ -232,15 +233,15 @@ export class FloatingIpService implements ResourceService {
       name: '',
       ...(Object.keys(fixed).length ? { fixed_ips: [fixed] } : {}),
     });
-    await updateRow(tx, 'ports', port.id as string, { status: 'N/A' });
-    const address = (port.fixed_ips as { ip_address: string }[]).find((f) => parseIp(f.ip_address)?.version === 4);
+    await updateRow(tx, 'ports', port.id, { status: 'N/A' });
+    const address = port.fixed_ips.find((f) => parseIp(f.ip_address)?.version === 4);
     if (!address) throw ExternalIpAddressExhausted({ net_id: networkId });
     const now = timestamp();
     const row: FloatingIpTable = {
       id,
       project_id: item.project_id as string,
       floating_network_id: networkId,
-      floating_port_id: port.id as string,
+      floating_port_id: port.id,
       floating_ip_address: address.ip_address,
       fixed_port_id: null,
       fixed_ip_address: null,
@@ -341,9 +342,9 @@ export class FloatingIpService implements ResourceService {
   }
 
   /** `prevent_l3_port_deletion`: a floating IP's port goes with the floating IP. */
-  private async guardPortDelete(tx: Tx, port: View): Promise<void> {
+  private async guardPortDelete(tx: Tx, port: PortState): Promise<void> {
     if (port.device_owner !== FLOATINGIP_OWNER) return;
-    if (!(await getFloatingIpRow(tx, port.device_id as string))) return;
+    if (!(await getFloatingIpRow(tx, port.device_id))) return;
     throw ServicePortInUse({ port_id: port.id, reason: `has device owner ${FLOATINGIP_OWNER}` });
   }
 }

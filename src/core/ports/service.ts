@@ -7,6 +7,7 @@
  */
 import { portCreate, portUpdate, type PortCreate, type PortUpdate } from './body.js';
 import { portState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import { prepareResource, type ResourceSpec } from '../attributes.js';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -73,9 +74,9 @@ function parseJsonObject(text: string): unknown {
  */
 export interface PortDeleteHook {
   /** Refuses a deletion through the port API (`prevent_l3_port_deletion`); not run for internal deletes. */
-  guard?(tx: Tx, port: View): Promise<void>;
+  guard?(tx: Tx, port: PortState): Promise<void>;
   /** Lets go of the port inside the deleting transaction; returns the events of what it changed. */
-  release?(tx: Tx, port: View): Promise<ResourceContext[]>;
+  release?(tx: Tx, port: PortState): Promise<ResourceContext[]>;
 }
 
 /** A port update as drivers hear of it. */
@@ -190,14 +191,14 @@ export class PortService implements ResourceService {
   }
 
   /** The port as the caller may see it (else PortNotFound), read inside `db` (a transaction). */
-  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<View> {
-    return this.view((await this.visibleRecord(db, ctx, id)).record);
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<PortState> {
+    return portState(this.view((await this.visibleRecord(db, ctx, id)).record));
   }
 
   /** Ports by id as an admin sees them, read inside `db`; missing ones are left out. */
-  async viewsWithin(db: Db, ids: readonly string[]): Promise<View[]> {
+  async statesWithin(db: Db, ids: readonly string[]): Promise<PortState[]> {
     const records = await Promise.all(ids.map((id) => getPortRecord(db, id)));
-    return records.filter((r): r is PortRecord => r !== undefined).map((r) => this.view(r));
+    return records.filter((r): r is PortRecord => r !== undefined).map((r) => portState(this.view(r)));
   }
 
   /** IPAM's access to the database, inside the transaction. */
@@ -246,7 +247,7 @@ export class PortService implements ResourceService {
    * a floating IP's address): admin, no quota, all or nothing with the caller's own rows.
    * `item` is an unprepared body; its defaults are filled here.
    */
-  async createWithin(tx: Tx, item: Body): Promise<{ view: View; event: ResourceContext }> {
+  async createWithin(tx: Tx, item: Body): Promise<{ port: PortState; event: ResourceContext }> {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, { ...item }, true);
     const body = portCreate(prepared);
@@ -260,7 +261,7 @@ export class PortService implements ResourceService {
     item: Body,
     body: PortCreate,
     network: NetworkAccess,
-  ): Promise<{ view: View; event: ResourceContext }> {
+  ): Promise<{ view: View; port: PortState; event: ResourceContext }> {
     const { deps } = this;
     const networkId = network.row.id;
     const projectId = body.project_id;
@@ -328,19 +329,20 @@ export class PortService implements ResourceService {
       securityGroups: security.securityGroups,
       tags: body.tags,
     });
-    const binding = deps.drivers.bindPort(this.view(record));
+    const binding = deps.drivers.bindPort(portState(this.view(record)));
     row.binding_vif_type = binding.vifType;
     row.binding_vif_details = JSON.stringify(binding.vifDetails);
     await insertRow(tx, 'ports', row);
     await insertPortChildren(tx, record);
     const view = this.view(record);
-    return { view, event: { resource: 'port', operation: 'create', request: ctx, current: portState(view) } };
+    const state = portState(view);
+    return { view, port: state, event: { resource: 'port', operation: 'create', request: ctx, current: state } };
   }
 
   /** Binds again after a change of host, VNIC type or profile; returns the port as it now is. */
   private async rebind(tx: Tx, id: string): Promise<View> {
     const before = this.view((await getPortRecord(tx, id))!);
-    const binding = this.deps.drivers.bindPort(before);
+    const binding = this.deps.drivers.bindPort(portState(before));
     if (binding.vifType === before['binding:vif_type']) return before;
     await updateRow(tx, 'ports', id, {
       binding_vif_type: binding.vifType,
@@ -354,14 +356,12 @@ export class PortService implements ResourceService {
   }
 
   /** Updates a port inside the caller's transaction (a router taking a port as its interface), as admin. */
-  async updateWithin(tx: Tx, id: string, body: Body): Promise<{ view: View; event: ResourceContext }> {
+  async updateWithin(tx: Tx, id: string, body: Body): Promise<{ port: PortState; event: ResourceContext }> {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, body, false);
     const { result, events } = await this.updateIn(tx, ctx, id, prepared, {});
-    return {
-      view: result,
-      event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: portState(result) },
-    };
+    const port = portState(result);
+    return { port, event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: port } };
   }
 
   private async updateIn(
@@ -540,8 +540,9 @@ export class PortService implements ResourceService {
       const current = this.view(record);
       deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
       checkRevision(record.row.revision_number, precondition);
-      for (const hook of this.deleteHooks) await hook.guard?.(tx, current);
-      const events = await this.deleteIn(tx, ctx, current);
+      const port = portState(current);
+      for (const hook of this.deleteHooks) await hook.guard?.(tx, port);
+      const events = await this.deleteIn(tx, ctx, port);
       return { result: undefined, events };
     });
   }
@@ -553,14 +554,14 @@ export class PortService implements ResourceService {
   async deleteWithin(tx: Tx, id: string): Promise<ResourceContext[]> {
     await lockPortRow(tx, id, this.deps.store.dialect.capabilities.supportsRowLocks);
     const record = await getPortRecord(tx, id);
-    return record ? this.deleteIn(tx, adminContext('internal'), this.view(record)) : [];
+    return record ? this.deleteIn(tx, adminContext('internal'), portState(this.view(record))) : [];
   }
 
-  private async deleteIn(tx: Tx, ctx: RequestContext, current: View): Promise<ResourceContext[]> {
+  private async deleteIn(tx: Tx, ctx: RequestContext, port: PortState): Promise<ResourceContext[]> {
     const events: ResourceContext[] = [];
-    for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, current)));
-    await deleteRowWithTags(tx, 'ports', current.id as string);
-    const event: ResourceContext = { resource: 'port', operation: 'delete', request: ctx, current: portState(current) };
+    for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, port)));
+    await deleteRowWithTags(tx, 'ports', port.id);
+    const event: ResourceContext = { resource: 'port', operation: 'delete', request: ctx, current: port };
     return [...events, event];
   }
 }

@@ -105,7 +105,7 @@ export class RouterGateways {
         name: '',
         ...(request.external_fixed_ips ? { fixed_ips: request.external_fixed_ips } : {}),
       });
-      gwPortId = created.view.id as string;
+      gwPortId = created.port.id;
       events.push(created.event);
     } else if (request.external_fixed_ips && addressesChanged(current?.fixedIps ?? [], request.external_fixed_ips)) {
       events.push((await this.ports.updateWithin(tx, gwPortId, { fixed_ips: request.external_fixed_ips })).event);

@@ -8,6 +8,7 @@
  * request leaves neither a stray port nor a router pointing at a missing one.
  */
 import { routerState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { RouterState } from '../../drivers/host.js';
@@ -319,24 +320,24 @@ export class RouterService implements ResourceService {
     const cidrs: string[] = [];
     const addresses: string[] = [];
     const ids = await routerPortIds(tx, routerId, [ROUTER_INTERFACE_OWNER, ROUTER_GATEWAY_OWNER]);
-    for (const port of await this.ports.viewsWithin(tx, ids)) {
-      for (const ip of port.fixed_ips as { subnet_id: string; ip_address: string }[]) {
+    for (const port of await this.ports.statesWithin(tx, ids)) {
+      for (const ip of port.fixed_ips) {
         const subnet = await getSubnetRow(tx, ip.subnet_id);
         if (subnet) cidrs.push(subnet.cidr);
         addresses.push(ip.ip_address);
       }
       if (port.device_owner === ROUTER_GATEWAY_OWNER) {
-        for (const s of await subnetsOfNetwork(tx, port.network_id as string)) cidrs.push(s.cidr);
+        for (const s of await subnetsOfNetwork(tx, port.network_id)) cidrs.push(s.cidr);
       }
     }
     return { cidrs, addresses };
   }
 
   /** `prevent_l3_port_deletion`: a router's ports go through the router API while the router exists. */
-  private async guardPortDelete(tx: Tx, port: View): Promise<void> {
-    const owner = port.device_owner as string;
+  private async guardPortDelete(tx: Tx, port: PortState): Promise<void> {
+    const owner = port.device_owner;
     if (owner !== ROUTER_INTERFACE_OWNER && owner !== ROUTER_GATEWAY_OWNER) return;
-    if (!(await routerExists(tx, port.device_id as string))) return;
+    if (!(await routerExists(tx, port.device_id))) return;
     throw ServicePortInUse({ port_id: port.id, reason: `has device owner ${owner}` });
   }
 }

@@ -424,7 +424,7 @@ export class OvnMechanismDriver implements MechanismDriver {
     return this.virtualPorts.holders();
   }
 
-  bindPort(port: Record<string, unknown>): PortBinding | undefined {
+  bindPort(port: PortState): PortBinding | undefined {
     return this.chassis.bindPort(port);
   }
 
