@@ -7,6 +7,7 @@
  * A port's deletion disassociates its floating IPs; an external network's deletion deletes the
  * floating IPs nobody uses; the floating IP's own port cannot be deleted directly.
  */
+import { floatingIpCreate, floatingIpUpdate } from './body.js';
 import { floatingIpState } from '../driver-states.js';
 import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
@@ -211,7 +212,8 @@ export class FloatingIpService implements ResourceService {
     ctx: RequestContext,
     item: Body,
   ): Promise<{ view: View; portEvent: ResourceContext }> {
-    const networkId = item.floating_network_id as string;
+    const body = floatingIpCreate(item);
+    const networkId = body.floating_network_id;
     const network = await this.networks.getVisible(tx, ctx, networkId);
     if (!isExternal(network)) {
       throw BadRequest({ resource: 'floatingip', msg: `Network ${networkId} is not a valid external network` });
@@ -221,8 +223,8 @@ export class FloatingIpService implements ResourceService {
     }
     const id = randomUUID();
     const fixed: Record<string, unknown> = {};
-    if (item.subnet_id) fixed.subnet_id = item.subnet_id;
-    if (item.floating_ip_address) fixed.ip_address = item.floating_ip_address;
+    if (body.subnet_id) fixed.subnet_id = body.subnet_id;
+    if (body.floating_ip_address) fixed.ip_address = body.floating_ip_address;
     const { port, event: portEvent } = await this.ports.createWithin(tx, {
       // The address's port is never shown to the project (Neutron leaves its project empty).
       project_id: '',
@@ -239,7 +241,7 @@ export class FloatingIpService implements ResourceService {
     const now = timestamp();
     const row: FloatingIpTable = {
       id,
-      project_id: item.project_id as string,
+      project_id: body.project_id,
       floating_network_id: networkId,
       floating_port_id: port.id,
       floating_ip_address: address.ip_address,
@@ -247,14 +249,14 @@ export class FloatingIpService implements ResourceService {
       fixed_ip_address: null,
       router_id: null,
       status: 'DOWN',
-      dns_name: item.dns_name as string,
-      dns_domain: item.dns_domain as string,
-      description: item.description as string,
+      dns_name: body.dns_name,
+      dns_domain: body.dns_domain,
+      description: body.description,
       revision_number: 0,
       created_at: now,
       updated_at: now,
     };
-    const association = await resolveAssociation(tx, ctx, this.ports, row, item, true);
+    const association = await resolveAssociation(tx, ctx, this.ports, row, body, true);
     if (association) Object.assign(row, associationColumns(association));
     await insertRow(tx, 'floatingips', row);
     await addTags(tx, 'floatingip', id, (item.tags as string[] | undefined) ?? []);
@@ -269,8 +271,9 @@ export class FloatingIpService implements ResourceService {
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       checkRevision(row.revision_number, precondition);
       const patch: Partial<FloatingIpTable> = {};
-      if ('description' in body) patch.description = body.description as string;
-      const association = await resolveAssociation(tx, ctx, this.ports, row, body, false);
+      const change = floatingIpUpdate(body);
+      if (change.description !== undefined) patch.description = change.description;
+      const association = await resolveAssociation(tx, ctx, this.ports, row, change, false);
       if (association !== undefined) Object.assign(patch, associationColumns(association));
       await updateRow(tx, 'floatingips', id, {
         ...patch,

@@ -7,6 +7,7 @@
  * Every write that touches a router's ports happens in the router's own transaction, so a failed
  * request leaves neither a stray port nor a router pointing at a missing one.
  */
+import { routerCreate, routerUpdate } from './body.js';
 import { routerState } from '../driver-states.js';
 import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
@@ -171,24 +172,25 @@ export class RouterService implements ResourceService {
       const views: View[] = [];
       const events: Events = [];
       for (const item of items) {
+        const body = routerCreate(item);
         const now = timestamp();
         const row: RouterTable = {
           id: randomUUID(),
-          project_id: item.project_id as string,
-          name: item.name as string,
+          project_id: body.project_id,
+          name: body.name,
           admin_state_up: deps.store.bool(item.admin_state_up as boolean),
           status: 'ACTIVE',
           enable_snat: deps.store.bool(deps.config.network.enable_snat_by_default),
           gw_port_id: null,
           availability_zone_hints: JSON.stringify(item.availability_zone_hints ?? []),
-          description: item.description as string,
+          description: body.description,
           revision_number: 0,
           created_at: now,
           updated_at: now,
         };
         await insertRow(tx, 'routers', row);
         await addTags(tx, 'router', row.id, (item.tags as string[] | undefined) ?? []);
-        const request = gatewayRequest(item.external_gateway_info);
+        const request = gatewayRequest(body.external_gateway_info);
         const portEvents: Events = [];
         if (request) {
           portEvents.push(...(await this.gateways.apply(tx, ctx, await this.reload(tx, row.id), request)));
@@ -218,15 +220,16 @@ export class RouterService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       const events: Events = [];
       const patch: Partial<RouterTable> = {};
-      if ('name' in body) patch.name = body.name as string;
-      if ('description' in body) patch.description = body.description as string;
+      const change = routerUpdate(body);
+      if (change.name !== undefined) patch.name = change.name;
+      if (change.description !== undefined) patch.description = change.description;
       if ('admin_state_up' in body) patch.admin_state_up = deps.store.bool(body.admin_state_up as boolean);
       if (Object.keys(patch).length) await updateRow(tx, 'routers', id, patch);
       if ('external_gateway_info' in body) {
-        events.push(...(await this.gateways.apply(tx, ctx, record, gatewayRequest(body.external_gateway_info))));
+        events.push(...(await this.gateways.apply(tx, ctx, record, gatewayRequest(change.external_gateway_info))));
       }
       let routes = record.routes;
-      if ('routes' in body) routes = body.routes as RouterRoute[];
+      if (change.routes !== undefined) routes = change.routes;
       if ('routes' in body || ('external_gateway_info' in body && routes.length > 0)) {
         await this.checkRoutes(tx, record, routes);
         if ('routes' in body) await replaceRoutes(tx, id, dedupe(routes));

@@ -1,7 +1,8 @@
 /**
  * A subnet's POST and PUT bodies as typed values, read once from the prepared body (see
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
- * `service_types` stays with the body: its validator lets any falsy value through as "none".
+ * `service_types` and `dns_nameservers` stay with the body: their validators are Python's (any falsy
+ * value passes as "none"; a string or a dict is iterated as a list), so they have no one type.
  */
 import { z } from 'zod';
 import { parsePrepared } from '../prepared-body.js';
@@ -15,7 +16,6 @@ const changeable = {
   description: z.string(),
   gateway_ip: z.string().nullable(),
   enable_dhcp: z.boolean(),
-  dns_nameservers: z.array(z.string()),
   host_routes: z.array(z.object({ destination: z.string(), nexthop: z.string() })),
   allocation_pools: pools.nullable(),
   dns_publish_fixed_ip: z.boolean(),
@@ -31,7 +31,6 @@ const subnetCreateSchema = z.object({
   prefixlen: z.number().optional(),
   subnetpool_id: z.string().nullable().optional(),
   gateway_ip: changeable.gateway_ip.optional(),
-  dns_nameservers: changeable.dns_nameservers.optional(),
   host_routes: changeable.host_routes.optional(),
   allocation_pools: pools.optional(),
   ipv6_ra_mode: z.string().optional(),

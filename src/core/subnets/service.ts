@@ -234,7 +234,8 @@ export class SubnetService implements ResourceService {
       cidr,
       gateway_ip: body.gateway_ip,
       enable_dhcp: body.enable_dhcp,
-      dns_nameservers: body.dns_nameservers,
+      // As the attribute map passed it (see body.ts).
+      dns_nameservers: item.dns_nameservers as string[] | undefined,
       host_routes: body.host_routes,
       ipv6_ra_mode: body.ipv6_ra_mode,
       ipv6_address_mode: body.ipv6_address_mode,
@@ -345,7 +346,7 @@ export class SubnetService implements ResourceService {
           cidr: row.cidr,
           gateway_ip: change.gateway_ip,
           enable_dhcp: change.enable_dhcp,
-          dns_nameservers: change.dns_nameservers,
+          dns_nameservers: body.dns_nameservers as string[] | undefined,
           host_routes: change.host_routes,
         },
         deps.config.network,

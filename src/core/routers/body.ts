@@ -1,0 +1,48 @@
+/**
+ * A router's POST and PUT bodies as typed values, read once from the prepared body (see
+ * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
+ */
+import { z } from 'zod';
+import { parsePrepared } from '../prepared-body.js';
+import type { Body } from '../resource.js';
+import { isPlainObject } from '../validators.js';
+
+/**
+ * `external_gateway_info`: any falsy value passes the map's validator and means "no gateway", as
+ * `{}` does; a non-empty dict has been checked (`network_id` required).
+ */
+const gatewayInfo = z.preprocess(
+  (value) => (isPlainObject(value) ? value : null),
+  z
+    .object({
+      network_id: z.string().optional(),
+      external_fixed_ips: z
+        .array(z.object({ subnet_id: z.string().optional(), ip_address: z.string().optional() }))
+        .optional(),
+      enable_snat: z.boolean().optional(),
+    })
+    .nullable(),
+);
+
+const routerCreateSchema = z.object({
+  project_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  external_gateway_info: gatewayInfo,
+});
+
+const routerUpdateSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    external_gateway_info: gatewayInfo,
+    routes: z.array(z.object({ destination: z.string(), nexthop: z.string() })),
+  })
+  .partial();
+
+export type GatewayInfoBody = z.infer<typeof gatewayInfo>;
+export type RouterCreate = z.infer<typeof routerCreateSchema>;
+export type RouterUpdate = z.infer<typeof routerUpdateSchema>;
+
+export const routerCreate = (body: Body): RouterCreate => parsePrepared(routerCreateSchema, body, 'router create');
+export const routerUpdate = (body: Body): RouterUpdate => parsePrepared(routerUpdateSchema, body, 'router update');
