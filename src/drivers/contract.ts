@@ -1,13 +1,19 @@
 /**
  * The mechanism-driver contract, after ML2's `MechanismDriver`: for every resource and operation a
  * driver may implement a precommit hook (inside the database transaction) and a postcommit hook
- * (after commit). Drivers receive `{current, original}` as typed states (`host.ts`), built once by core from what
- * the API returns, never database rows.
+ * (after commit). Drivers receive `{current, original}` as typed states (`host.ts`), one kind per
+ * `resource`, built once by core from what the API returns; never database rows.
  *
- * - `precommit`: runs inside the transaction, must not block on I/O, and may throw to roll the
- *   whole request back (the client sees the error).
- * - `postcommit`: runs after commit and may block (the OVN driver writes NB here). A failure does
- *   not undo the request; the driver must record the resource for repair instead.
+ * Core keeps the contract in one place (`writeTransaction` in `core/deps.ts`); services only
+ * return the contexts of what they wrote.
+ * - `precommit`: runs inside the transaction after the writes, drivers in order, must not block
+ *   on I/O, and may throw to roll the whole request back (the client sees the error). A
+ *   transaction retried on a conflict runs it again.
+ * - `postcommit`: runs after commit, drivers in order, and may block (the OVN driver writes NB
+ *   here). A failure is logged and does not undo the request or stop the next driver. The
+ *   database is the truth, so the driver's next level-triggered pass repairs it from
+ *   `DriverHost.reader` (the OVN driver: drift seen by the NB monitor at once, and the full pass
+ *   at start, on reconnect and every `ovn.full_sync_interval` seconds).
  */
 import type { RequestContext } from '../core/context.js';
 import type { View } from '../core/resource.js';

@@ -7,6 +7,7 @@
  * `rule-service.ts`'s; a group's own rules are written here only when the group is created or
  * deleted.
  */
+import { securityGroupCreate, securityGroupUpdate } from './body.js';
 import type { ResourceContext } from '../../drivers/contract.js';
 import { securityGroupState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
@@ -96,7 +97,8 @@ export class SecurityGroupService implements ResourceService {
 
   private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
-    const projectId = item.project_id as string;
+    const body = securityGroupCreate(item);
+    const projectId = body.project_id;
     await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
     const id = randomUUID();
     const now = timestamp();
@@ -105,8 +107,8 @@ export class SecurityGroupService implements ResourceService {
     await insertRow(tx, 'security_groups', {
       id,
       project_id: projectId,
-      name: item.name as string,
-      description: item.description as string,
+      name: body.name,
+      description: body.description,
       stateful: deps.store.bool(item.stateful as boolean),
       // Neutron's first revision is 1: writing the initial rules bumps the new group once.
       revision_number: 1,
@@ -142,8 +144,9 @@ export class SecurityGroupService implements ResourceService {
       checkRevision(row.revision_number, precondition);
 
       const patch: Partial<SecurityGroupTable> = { revision_number: row.revision_number + 1, updated_at: timestamp() };
-      if ('name' in body) patch.name = body.name as string;
-      if ('description' in body) patch.description = body.description as string;
+      const change = securityGroupUpdate(body);
+      if (change.name !== undefined) patch.name = change.name;
+      if (change.description !== undefined) patch.description = change.description;
       if ('stateful' in body) patch.stateful = deps.store.bool(body.stateful as boolean);
       await updateRow(tx, 'security_groups', id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
