@@ -5,20 +5,12 @@
  * see the same shape. The views are parsed, not asserted: a view that lost an attribute a driver
  * relies on fails here, loudly, instead of as an `undefined` deep inside a driver.
  *
- * Each schema is declared against its state interface (`z.ZodType<PortState>`), so the compiler
+ * Each schema is declared against its state interface (`z.ZodType<DriverStates['port']>`), so the compiler
  * checks that the two agree; attributes drivers do not use are dropped.
  */
 import { z } from 'zod';
-import type {
-  FloatingIpState,
-  NetworkState,
-  PortState,
-  RouterState,
-  SecurityGroupRuleState,
-  SecurityGroupState,
-  SegmentState,
-  SubnetState,
-} from '../drivers/host.js';
+import type { DriverStates } from '../drivers/contract.js';
+import type { SegmentState } from '../drivers/host.js';
 import type { View } from './resource.js';
 import { protocolNumber } from './security-groups/rule-validation.js';
 
@@ -27,7 +19,7 @@ const nullableNumber = z.number().nullable();
 const hostRoutes = z.array(z.object({ destination: z.string(), nexthop: z.string() }));
 const fixedIps = z.array(z.object({ subnet_id: z.string(), ip_address: z.string() }));
 
-const networkSchema: z.ZodType<Omit<NetworkState, 'segments'>> = z.object({
+const networkSchema: z.ZodType<Omit<DriverStates['network'], 'segments'>> = z.object({
   id: z.string(),
   name: z.string(),
   project_id: z.string(),
@@ -43,7 +35,7 @@ const networkSchema: z.ZodType<Omit<NetworkState, 'segments'>> = z.object({
   revision_number: z.number(),
 });
 
-const subnetSchema: z.ZodType<SubnetState> = z.object({
+const subnetSchema: z.ZodType<DriverStates['subnet']> = z.object({
   id: z.string(),
   name: z.string(),
   network_id: z.string(),
@@ -60,7 +52,7 @@ const subnetSchema: z.ZodType<SubnetState> = z.object({
   revision_number: z.number(),
 });
 
-const portSchema: z.ZodType<PortState> = z.object({
+const portSchema: z.ZodType<DriverStates['port']> = z.object({
   id: z.string(),
   name: z.string(),
   network_id: z.string(),
@@ -82,7 +74,7 @@ const portSchema: z.ZodType<PortState> = z.object({
   revision_number: z.number(),
 });
 
-const ruleSchema: z.ZodType<Omit<SecurityGroupRuleState, 'protocol_number'>> = z.object({
+const ruleSchema: z.ZodType<Omit<DriverStates['security_group_rule'], 'protocol_number'>> = z.object({
   id: z.string(),
   security_group_id: z.string(),
   direction: z.enum(['ingress', 'egress']),
@@ -105,7 +97,7 @@ const groupSchema = z.object({
   security_group_rules: z.array(z.object({ id: z.string(), created_at: z.string() }).loose()),
 });
 
-const routerSchema: z.ZodType<Omit<RouterState, 'gw_port_id' | 'l3_agents'>> = z.object({
+const routerSchema: z.ZodType<Omit<DriverStates['router'], 'gw_port_id' | 'l3_agents'>> = z.object({
   id: z.string(),
   name: z.string(),
   project_id: z.string(),
@@ -118,7 +110,7 @@ const routerSchema: z.ZodType<Omit<RouterState, 'gw_port_id' | 'l3_agents'>> = z
   revision_number: z.number(),
 });
 
-const floatingIpSchema: z.ZodType<FloatingIpState> = z.object({
+const floatingIpSchema: z.ZodType<DriverStates['floatingip']> = z.object({
   id: z.string(),
   project_id: z.string(),
   floating_ip_address: z.string(),
@@ -138,7 +130,7 @@ export interface StoredSegment {
   readonly segmentation_id: number;
 }
 
-export function networkState(view: View, segments: readonly StoredSegment[]): NetworkState {
+export function networkState(view: View, segments: readonly StoredSegment[]): DriverStates['network'] {
   return {
     ...networkSchema.parse(view),
     segments: segments.map((s): SegmentState => ({
@@ -150,17 +142,17 @@ export function networkState(view: View, segments: readonly StoredSegment[]): Ne
   };
 }
 
-export const subnetState = (view: View): SubnetState => subnetSchema.parse(view);
+export const subnetState = (view: View): DriverStates['subnet'] => subnetSchema.parse(view);
 
-export const portState = (view: View): PortState => portSchema.parse(view);
+export const portState = (view: View): DriverStates['port'] => portSchema.parse(view);
 
-export function ruleState(view: unknown): SecurityGroupRuleState {
+export function ruleState(view: unknown): DriverStates['security_group_rule'] {
   const rule = ruleSchema.parse(view);
   return { ...rule, protocol_number: rule.protocol ? protocolNumber(rule.protocol) : null };
 }
 
 /** Rules in creation order: where two rules make the same ACL, the older one names it. */
-export function securityGroupState(view: View): SecurityGroupState {
+export function securityGroupState(view: View): DriverStates['security_group'] {
   const { security_group_rules: rules, ...group } = groupSchema.parse(view);
   const ordered = rules.slice().sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   return { ...group, rules: ordered.map(ruleState) };
@@ -170,8 +162,8 @@ export function securityGroupState(view: View): SecurityGroupState {
 export function routerState(
   view: View,
   extra: { readonly gw_port_id: string | null; readonly l3_agents: readonly string[] },
-): RouterState {
+): DriverStates['router'] {
   return { ...routerSchema.parse(view), gw_port_id: extra.gw_port_id, l3_agents: extra.l3_agents };
 }
 
-export const floatingIpState = (view: View): FloatingIpState => floatingIpSchema.parse(view);
+export const floatingIpState = (view: View): DriverStates['floatingip'] => floatingIpSchema.parse(view);

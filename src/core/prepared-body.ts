@@ -9,8 +9,20 @@
 import type { z } from 'zod';
 import type { Body } from './resource.js';
 
-export function parsePrepared<T>(schema: z.ZodType<T>, body: Body, what: string): T {
+function parsePrepared<T>(schema: z.ZodType<T>, body: Body, what: string): T {
   const result = schema.safeParse(body);
   if (!result.success) throw new Error(`${what}: the prepared body does not match its schema: ${result.error.message}`);
   return result.data;
+}
+
+/** The create and update readers of one resource, named after it in their errors. */
+export function bodyReaders<Create, Update>(
+  what: string,
+  create: z.ZodType<Create>,
+  update: z.ZodType<Update>,
+): { create: (body: Body) => Create; update: (body: Body) => Update } {
+  return {
+    create: (body) => parsePrepared(create, body, `${what} create`),
+    update: (body) => parsePrepared(update, body, `${what} update`),
+  };
 }

@@ -3,8 +3,7 @@
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
  */
 import { z } from 'zod';
-import { parsePrepared } from '../prepared-body.js';
-import type { Body } from '../resource.js';
+import { bodyReaders } from '../prepared-body.js';
 
 /** The association a body asks for; absent `port_id` on an update keeps the current port. */
 const association = {
@@ -12,7 +11,7 @@ const association = {
   fixed_ip_address: z.string().nullable().optional(),
 };
 
-const floatingIpCreateSchema = z.object({
+const createSchema = z.object({
   ...association,
   project_id: z.string(),
   floating_network_id: z.string(),
@@ -23,12 +22,12 @@ const floatingIpCreateSchema = z.object({
   description: z.string(),
 });
 
-const floatingIpUpdateSchema = z.object({ ...association, description: z.string().optional() });
+const updateSchema = z.object({ ...association, description: z.string().optional() });
 
-export type FloatingIpCreate = z.infer<typeof floatingIpCreateSchema>;
-export type FloatingIpAssociationRequest = z.infer<typeof floatingIpUpdateSchema>;
+export type FloatingIpAssociationRequest = z.infer<typeof updateSchema>;
 
-export const floatingIpCreate = (body: Body): FloatingIpCreate =>
-  parsePrepared(floatingIpCreateSchema, body, 'floating IP create');
-export const floatingIpUpdate = (body: Body): FloatingIpAssociationRequest =>
-  parsePrepared(floatingIpUpdateSchema, body, 'floating IP update');
+export const { create: floatingIpCreate, update: floatingIpUpdate } = bodyReaders(
+  'floating IP',
+  createSchema,
+  updateSchema,
+);

@@ -3,8 +3,7 @@
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
  */
 import { z } from 'zod';
-import { parsePrepared } from '../prepared-body.js';
-import type { Body } from '../resource.js';
+import { bodyReaders } from '../prepared-body.js';
 
 /** What a create and an update may both carry (absent: not given). */
 const changeable = {
@@ -21,7 +20,7 @@ const changeable = {
   'provider:segmentation_id': z.number(),
 };
 
-const networkCreateSchema = z.object({
+const createSchema = z.object({
   ...changeable,
   project_id: z.string(),
   availability_zone_hints: z.array(z.string()),
@@ -31,10 +30,8 @@ const networkCreateSchema = z.object({
   'provider:segmentation_id': changeable['provider:segmentation_id'].optional(),
 });
 
-const networkUpdateSchema = z.object(changeable).partial();
+const updateSchema = z.object(changeable).partial();
 
-export type NetworkCreate = z.infer<typeof networkCreateSchema>;
-export type NetworkUpdate = z.infer<typeof networkUpdateSchema>;
+export type NetworkUpdate = z.infer<typeof updateSchema>;
 
-export const networkCreate = (body: Body): NetworkCreate => parsePrepared(networkCreateSchema, body, 'network create');
-export const networkUpdate = (body: Body): NetworkUpdate => parsePrepared(networkUpdateSchema, body, 'network update');
+export const { create: networkCreate, update: networkUpdate } = bodyReaders('network', createSchema, updateSchema);

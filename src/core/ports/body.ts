@@ -3,8 +3,7 @@
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
  */
 import { z } from 'zod';
-import { parsePrepared } from '../prepared-body.js';
-import type { Body } from '../resource.js';
+import { bodyReaders } from '../prepared-body.js';
 
 const fixedIps = z.array(z.object({ subnet_id: z.string().optional(), ip_address: z.string().optional() }));
 const addressPairs = z.array(z.object({ ip_address: z.string(), mac_address: z.string().optional() }));
@@ -32,7 +31,7 @@ const changeable = {
   dns_domain: z.string(),
 };
 
-const portCreateSchema = z.object({
+const createSchema = z.object({
   ...changeable,
   project_id: z.string(),
   network_id: z.string(),
@@ -47,10 +46,9 @@ const portCreateSchema = z.object({
   tags: z.array(z.string()),
 });
 
-const portUpdateSchema = z.object(changeable).partial();
+const updateSchema = z.object(changeable).partial();
 
-export type PortCreate = z.infer<typeof portCreateSchema>;
-export type PortUpdate = z.infer<typeof portUpdateSchema>;
+export type PortCreate = z.infer<typeof createSchema>;
+export type PortUpdate = z.infer<typeof updateSchema>;
 
-export const portCreate = (body: Body): PortCreate => parsePrepared(portCreateSchema, body, 'port create');
-export const portUpdate = (body: Body): PortUpdate => parsePrepared(portUpdateSchema, body, 'port update');
+export const { create: portCreate, update: portUpdate } = bodyReaders('port', createSchema, updateSchema);

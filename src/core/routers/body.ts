@@ -3,8 +3,7 @@
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
  */
 import { z } from 'zod';
-import { parsePrepared } from '../prepared-body.js';
-import type { Body } from '../resource.js';
+import { bodyReaders } from '../prepared-body.js';
 import { isPlainObject } from '../validators.js';
 
 /**
@@ -24,14 +23,14 @@ const gatewayInfo = z.preprocess(
     .nullable(),
 );
 
-const routerCreateSchema = z.object({
+const createSchema = z.object({
   project_id: z.string(),
   name: z.string(),
   description: z.string(),
   external_gateway_info: gatewayInfo,
 });
 
-const routerUpdateSchema = z
+const updateSchema = z
   .object({
     name: z.string(),
     description: z.string(),
@@ -41,8 +40,5 @@ const routerUpdateSchema = z
   .partial();
 
 export type GatewayInfoBody = z.infer<typeof gatewayInfo>;
-export type RouterCreate = z.infer<typeof routerCreateSchema>;
-export type RouterUpdate = z.infer<typeof routerUpdateSchema>;
 
-export const routerCreate = (body: Body): RouterCreate => parsePrepared(routerCreateSchema, body, 'router create');
-export const routerUpdate = (body: Body): RouterUpdate => parsePrepared(routerUpdateSchema, body, 'router update');
+export const { create: routerCreate, update: routerUpdate } = bodyReaders('router', createSchema, updateSchema);

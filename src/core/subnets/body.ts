@@ -5,8 +5,7 @@
  * value passes as "none"; a string or a dict is iterated as a list), so they have no one type.
  */
 import { z } from 'zod';
-import { parsePrepared } from '../prepared-body.js';
-import type { Body } from '../resource.js';
+import { bodyReaders } from '../prepared-body.js';
 
 const pools = z.array(z.object({ start: z.string(), end: z.string() }));
 
@@ -21,7 +20,7 @@ const changeable = {
   dns_publish_fixed_ip: z.boolean(),
 };
 
-const subnetCreateSchema = z.object({
+const createSchema = z.object({
   ...changeable,
   project_id: z.string(),
   network_id: z.string(),
@@ -37,10 +36,8 @@ const subnetCreateSchema = z.object({
   ipv6_address_mode: z.string().optional(),
 });
 
-const subnetUpdateSchema = z.object(changeable).partial();
+const updateSchema = z.object(changeable).partial();
 
-export type SubnetCreate = z.infer<typeof subnetCreateSchema>;
-export type SubnetUpdate = z.infer<typeof subnetUpdateSchema>;
+export type SubnetCreate = z.infer<typeof createSchema>;
 
-export const subnetCreate = (body: Body): SubnetCreate => parsePrepared(subnetCreateSchema, body, 'subnet create');
-export const subnetUpdate = (body: Body): SubnetUpdate => parsePrepared(subnetUpdateSchema, body, 'subnet update');
+export const { create: subnetCreate, update: subnetUpdate } = bodyReaders('subnet', createSchema, updateSchema);
