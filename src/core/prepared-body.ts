@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import type { Body } from './resource.js';
 
-function parsePrepared<T>(schema: z.ZodType<T>, body: Body, what: string): T {
+export function parsePrepared<T>(schema: z.ZodType<T>, body: Body, what: string): T {
   const result = schema.safeParse(body);
   if (!result.success) throw new Error(`${what}: the prepared body does not match its schema: ${result.error.message}`);
   return result.data;
