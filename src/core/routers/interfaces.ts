@@ -61,9 +61,11 @@ export function parseInterfaceRequest(body: unknown, forRemoval: boolean): Inter
     if (msg) throw routerError(msg);
   }
   if (!forRemoval && byPort && bySubnet) throw routerError('Cannot specify both subnet-id and port-id');
+  // Both are UUID strings when present (checked just above).
+  const { port_id: portId, subnet_id: subnetId } = info;
   return {
-    ...(byPort ? { portId: info.port_id as string } : {}),
-    ...(bySubnet ? { subnetId: info.subnet_id as string } : {}),
+    ...(typeof portId === 'string' ? { portId } : {}),
+    ...(typeof subnetId === 'string' ? { subnetId } : {}),
   };
 }
 
@@ -186,7 +188,10 @@ export class RouterInterfaces {
 
   private async addSubnet(tx: Tx, ctx: RequestContext, router: RouterRecord, subnetId: string) {
     const { view: subnet, network } = await this.subnets.getVisible(tx, ctx, subnetId);
-    if (!subnet.gateway_ip) throw routerError('Subnet for router interface must have a gateway IP');
+    const gatewayIp = subnet.gateway_ip;
+    if (typeof gatewayIp !== 'string' || !gatewayIp) {
+      throw routerError('Subnet for router interface must have a gateway IP');
+    }
     if (subnet.project_id !== ctx.projectId && !ctx.isAdmin && !sharedWithProject(network, ctx.projectId)) {
       // Shared with this project by RBAC is enough; shared with everyone is not (LP-1757482).
       throw routerError(
@@ -196,7 +201,7 @@ export class RouterInterfaces {
     const row = (await getSubnetRow(tx, subnetId))!;
     checkAddressMode(row);
     await this.checkNoDuplicate(tx, router.row.id, [row]);
-    const fixedIp = { subnet_id: subnetId, ip_address: subnet.gateway_ip as string };
+    const fixedIp = { subnet_id: subnetId, ip_address: gatewayIp };
     if (row.ip_version === 6) {
       // One IPv6 router port per network: a further prefix joins it.
       const existing = (await this.routerPorts(tx, router.row.id)).find(
