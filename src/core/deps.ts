@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { DriverManager, DriverResource, ResourceContext } from '../drivers/contract.js';
+import type { DriverManager, ResourceContext } from '../drivers/contract.js';
 import type { Store, Tx } from '../store/database.js';
 import type { Authorizer } from './authorizer.js';
 import type { SegmentConfig } from './networks/segments.js';
@@ -57,8 +57,8 @@ export async function writeTransaction<T>(
  */
 export async function bulkCreate<Lookup>(
   deps: CoreDeps,
-  /** Without `quota`, nothing is counted: octonet's own resources (Neutron's internal create_port). */
-  kind: { resource: DriverResource; quota?: QuotaResource },
+  /** Null counts nothing: octonet's own resources (Neutron's internal create_port). */
+  quota: QuotaResource | null,
   items: Body[],
   steps: {
     authorize(tx: Tx, item: Body): Promise<Lookup>;
@@ -67,9 +67,8 @@ export async function bulkCreate<Lookup>(
   },
 ): Promise<View[]> {
   return writeTransaction(deps, async (tx) => {
-    if (kind.quota) {
-      for (const [project, count] of countByProject(items))
-        await deps.quotas.enforce(tx, project, { [kind.quota]: count });
+    if (quota) {
+      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { [quota]: count });
     }
     const lookups: Lookup[] = [];
     for (const item of items) lookups.push(await steps.authorize(tx, item));

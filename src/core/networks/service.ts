@@ -149,7 +149,7 @@ export class NetworkService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, { resource: 'network', quota: 'network' }, items, {
+    return bulkCreate(this.deps, 'network', items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });

@@ -216,7 +216,7 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, { resource: 'port', quota: 'port' }, items, {
+    return bulkCreate(this.deps, 'port', items, {
       authorize: async (tx, item) => {
         const body = portCreate(item);
         const network = await this.networks.getVisible(tx, ctx, body.network_id);
@@ -233,7 +233,7 @@ export class PortService implements ResourceService {
    */
   async createInternal(items: Body[]): Promise<View[]> {
     const ctx = adminContext('internal');
-    return bulkCreate(this.deps, { resource: 'port' }, items, {
+    return bulkCreate(this.deps, null, items, {
       authorize: async (tx, item) => {
         const body = portCreate(item);
         return { body, network: await this.networks.getVisible(tx, ctx, body.network_id) };

@@ -89,7 +89,7 @@ export class SecurityGroupService implements ResourceService {
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     // The quota is counted before the project's default group may be created, as Neutron's quota
     // hook does: a new project's first group is allowed even with a quota of one.
-    return bulkCreate(this.deps, { resource: 'security_group', quota: 'security_group' }, items, {
+    return bulkCreate(this.deps, 'security_group', items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });

@@ -193,7 +193,7 @@ export class SubnetService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, { resource: 'subnet', quota: 'subnet' }, items, {
+    return bulkCreate(this.deps, 'subnet', items, {
       authorize: async (tx, item) => {
         const body = subnetCreate(item);
         const network = await getNetworkAccess(tx, body.network_id);
