@@ -122,7 +122,12 @@ function databaseEvents(logger: Logger, metrics: Registry): StoreEvents {
   };
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
+/** `extraDrivers` run after the configured ones (tests register contract-test drivers here). */
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config),
+  extraDrivers: readonly MechanismDriver[] = [],
+): Promise<RunningServer> {
   checkNoauthExposure(config, parseListen(config.listen).host, logger);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
@@ -143,7 +148,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   let services: Services;
   let app;
   try {
-    drivers = await createDrivers(config, logger, metrics);
+    drivers = [...(await createDrivers(config, logger, metrics)), ...extraDrivers];
     services = createServices({ store, config, authz: authorizer, logger, drivers });
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));

@@ -4,11 +4,10 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { DriverManager, DriverResource, ResourceContext } from '../drivers/contract.js';
+import type { DriverManager, ResourceContext } from '../drivers/contract.js';
 import type { Store, Tx } from '../store/database.js';
 import type { Authorizer } from './authorizer.js';
 import type { SegmentConfig } from './networks/segments.js';
-import type { RequestContext } from './context.js';
 import type { QuotaEngine, QuotaResource } from './quotas/engine.js';
 import { countByProject, type Body, type View } from './resource.js';
 
@@ -23,14 +22,22 @@ export interface CoreDeps {
 }
 
 /**
- * Runs `fn` in a transaction, then the drivers' postcommit hooks for the contexts it returns.
- * Precommit hooks are the service's to call inside `fn`, once its rows are written.
+ * The driver contract, kept by its owner: runs `fn` in a transaction; `fn` writes and returns the
+ * contexts of every resource it wrote. Inside the same transaction, after the writes, each driver's
+ * precommit runs for each context (drivers in order): a throw rolls back everything `fn` wrote,
+ * rows and allocations alike (IPs, MACs and segments are rows in this transaction). The store may
+ * run the callback again on a conflict, so precommit runs again with it. After commit, each
+ * driver's postcommit runs; a failure there is logged and left to the driver's repair.
  */
 export async function writeTransaction<T>(
   deps: CoreDeps,
   fn: (tx: Tx) => Promise<{ result: T; events: ResourceContext[] }>,
 ): Promise<T> {
-  const { result, events } = await deps.store.transaction(fn);
+  const { result, events } = await deps.store.transaction(async (tx) => {
+    const written = await fn(tx);
+    for (const event of written.events) deps.drivers.precommit(event);
+    return written;
+  });
   for (const event of events) {
     await deps.drivers.postcommit(event, (driver, error) =>
       deps.logger.error(
@@ -46,36 +53,32 @@ export async function writeTransaction<T>(
  * Neutron's native bulk create, for one item or many: the quota of every project first, then each
  * item's policy check (`authorize` looks up what the check needs and hands it on), then the rows,
  * all in one transaction, so one failing item creates nothing. Drivers hear of each new resource
- * after commit.
+ * through the events `create` returns (precommit in the transaction, postcommit after).
  */
 export async function bulkCreate<Lookup>(
   deps: CoreDeps,
-  ctx: RequestContext,
-  /** Without `quota`, nothing is counted: octonet's own resources (Neutron's internal create_port). */
-  kind: { resource: DriverResource; quota?: QuotaResource },
+  /** Null counts nothing: octonet's own resources (Neutron's internal create_port). */
+  quota: QuotaResource | null,
   items: Body[],
   steps: {
     authorize(tx: Tx, item: Body): Promise<Lookup>;
-    create(tx: Tx, item: Body, lookup: Lookup): Promise<View>;
+    /** Writes one item; returns its view and what drivers hear of it. */
+    create(tx: Tx, item: Body, lookup: Lookup): Promise<{ view: View; event: ResourceContext }>;
   },
 ): Promise<View[]> {
   return writeTransaction(deps, async (tx) => {
-    if (kind.quota) {
-      for (const [project, count] of countByProject(items))
-        await deps.quotas.enforce(tx, project, { [kind.quota]: count });
+    if (quota) {
+      for (const [project, count] of countByProject(items)) await deps.quotas.enforce(tx, project, { [quota]: count });
     }
     const lookups: Lookup[] = [];
     for (const item of items) lookups.push(await steps.authorize(tx, item));
     const views: View[] = [];
-    for (const [i, item] of items.entries()) views.push(await steps.create(tx, item, lookups[i]!));
-    return {
-      result: views,
-      events: views.map((current) => ({
-        resource: kind.resource,
-        operation: 'create' as const,
-        request: ctx,
-        current,
-      })),
-    };
+    const events: ResourceContext[] = [];
+    for (const [i, item] of items.entries()) {
+      const { view, event } = await steps.create(tx, item, lookups[i]!);
+      views.push(view);
+      events.push(event);
+    }
+    return { result: views, events };
   });
 }

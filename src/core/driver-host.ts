@@ -3,25 +3,15 @@
  * and the writes they report back. Everything goes through the services, so a driver's reads see
  * exactly what the API shows and its writes obey the same rules and hooks.
  */
-import type {
-  DriverHost,
-  NetworkState,
-  PortState,
-  ResourceReader,
-  SecurityGroupRuleState,
-  SecurityGroupState,
-  SubnetState,
-} from '../drivers/host.js';
+import type { DriverHost, PortState, ResourceReader } from '../drivers/host.js';
 import { getNetworkRecord, listNetworkRecords } from '../store/networks.js';
 import { prepareResource } from './attributes.js';
 import { adminContext } from './context.js';
+import { floatingIpState, networkState, portState, securityGroupState, subnetState } from './driver-states.js';
 import { NeutronError } from './errors.js';
 import { EMPTY_LIST_QUERY, type ListQuery } from './list-query.js';
 import type { NetworkRecord } from '../store/networks.js';
-import type { View } from './resource.js';
-import { protocolNumber } from './security-groups/rule-validation.js';
 import type { Services } from './services.js';
-import { FloatingIpService } from './floatingips/service.js';
 import { TRUE } from '../store/list.js';
 
 const METADATA_OWNER = 'network:distributed';
@@ -38,51 +28,29 @@ async function orMissing<T>(read: Promise<T>): Promise<T | undefined> {
 
 const query = (filters: ListQuery['filters']): ListQuery => ({ ...EMPTY_LIST_QUERY, filters });
 
-function ruleState(view: View): SecurityGroupRuleState {
-  const protocol = view.protocol as string | null;
-  return {
-    ...(view as unknown as SecurityGroupRuleState),
-    protocol_number: protocol ? protocolNumber(protocol) : null,
-  };
-}
-
-/** Rules in creation order: where two rules make the same ACL, the older one names it. */
-function groupState(view: View): SecurityGroupState {
-  const rules = (view.security_group_rules as View[])
-    .slice()
-    .sort(
-      (a, b) =>
-        (a.created_at as string).localeCompare(b.created_at as string) ||
-        (a.id as string).localeCompare(b.id as string),
-    );
-  return { ...(view as unknown as SecurityGroupState), rules: rules.map(ruleState) };
-}
-
 export function createResourceReader(services: Services): ResourceReader {
   const ctx = adminContext('driver-read');
   const db = services.deps.store.db;
-  const networkState = (record: NetworkRecord): NetworkState => ({
-    ...(services.networks.view(record, ctx) as unknown as NetworkState),
-    segments: record.segments.map((s) => ({
-      id: s.id,
-      network_type: s.network_type,
-      physical_network: s.physical_network || null,
-      segmentation_id: s.network_type === 'flat' ? null : s.segmentation_id,
-    })),
-  });
-  const ports = async (filters: ListQuery['filters']) =>
-    (await services.ports.list(ctx, query(filters))) as unknown as PortState[];
+  const networkOf = (record: NetworkRecord) => networkState(services.networks.view(record, ctx), record.segments);
+  const ports = async (filters: ListQuery['filters']): Promise<PortState[]> =>
+    (await services.ports.list(ctx, query(filters))).map(portState);
+  const subnets = async (filters: ListQuery['filters']) =>
+    (await services.subnets.list(ctx, query(filters))).map(subnetState);
   return {
     async network(id) {
       const record = await getNetworkRecord(db, id);
-      return record ? networkState(record) : undefined;
+      return record ? networkOf(record) : undefined;
     },
-    subnet: async (id) => (await orMissing(services.subnets.show(ctx, id))) as SubnetState | undefined,
-    subnetsOfNetwork: async (networkId) =>
-      (await services.subnets.list(ctx, query({ network_id: [networkId] }))) as unknown as SubnetState[],
-    subnets: async (ids) =>
-      ids.length === 0 ? [] : ((await services.subnets.list(ctx, query({ id: ids }))) as unknown as SubnetState[]),
-    port: async (id) => (await orMissing(services.ports.show(ctx, id))) as PortState | undefined,
+    async subnet(id) {
+      const view = await orMissing(services.subnets.show(ctx, id));
+      return view ? subnetState(view) : undefined;
+    },
+    subnetsOfNetwork: (networkId) => subnets({ network_id: [networkId] }),
+    subnets: async (ids) => (ids.length === 0 ? [] : subnets({ id: ids })),
+    async port(id) {
+      const view = await orMissing(services.ports.show(ctx, id));
+      return view ? portState(view) : undefined;
+    },
     portsOfNetwork: (networkId, subnetId) =>
       ports(
         subnetId ? { network_id: [networkId], fixed_ips: [{ subnet_id: [subnetId] }] } : { network_id: [networkId] },
@@ -90,14 +58,14 @@ export function createResourceReader(services: Services): ResourceReader {
     metadataPort: async (networkId) => (await ports({ network_id: [networkId], device_owner: [METADATA_OWNER] }))[0],
     async securityGroup(id) {
       const view = await orMissing(services.securityGroups.show(ctx, id));
-      return view ? groupState(view) : undefined;
+      return view ? securityGroupState(view) : undefined;
     },
     router: (id) => services.routers.stateOf(id),
     portsOfRouter: (id) =>
       ports({ device_id: [id], device_owner: ['network:router_interface', 'network:router_gateway'] }),
     async floatingIp(id) {
       const view = await orMissing(services.floatingIps.show(ctx, id));
-      return view ? FloatingIpService.state(view) : undefined;
+      return view ? floatingIpState(view) : undefined;
     },
     floatingIpsOfRouter: (routerId) => services.floatingIps.statesOfRouter(routerId),
     async addressPairHolders(networkId, addresses) {
@@ -122,7 +90,7 @@ export function createResourceReader(services: Services): ResourceReader {
       addresses.length === 0 ? [] : ports({ network_id: [networkId], fixed_ips: [{ ip_address: [...addresses] }] }),
     portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
     async snapshot() {
-      const [networks, subnets, allPorts, groups, routers, floatingIps] = await Promise.all([
+      const [networks, allSubnets, allPorts, groups, routers, floatingIps] = await Promise.all([
         listNetworkRecords({ store: services.deps.store, projectId: null }, EMPTY_LIST_QUERY, TRUE),
         services.subnets.list(ctx, EMPTY_LIST_QUERY),
         services.ports.list(ctx, EMPTY_LIST_QUERY),
@@ -131,10 +99,10 @@ export function createResourceReader(services: Services): ResourceReader {
         services.floatingIps.states(),
       ]);
       return {
-        networks: networks.records.map(networkState),
-        subnets: subnets as unknown as SubnetState[],
-        ports: allPorts as unknown as PortState[],
-        securityGroups: groups.map(groupState),
+        networks: networks.records.map(networkOf),
+        subnets: allSubnets.map(subnetState),
+        ports: allPorts.map(portState),
+        securityGroups: groups.map(securityGroupState),
         routers,
         floatingIps,
       };
@@ -148,8 +116,10 @@ export function createDriverHost(services: Services): DriverHost {
   return {
     reader,
     reportPortUp: (portId, up) => services.ports.reportUp(portId, up),
-    reportVirtualPortHost: async (portId, host) =>
-      (await services.ports.reportVirtualHost(portId, host)) as unknown as PortState | undefined,
+    async reportVirtualPortHost(portId, host) {
+      const view = await services.ports.reportVirtualHost(portId, host);
+      return view ? portState(view) : undefined;
+    },
     reportFloatingIpStatus: (id, status) => services.floatingIps.reportStatus(id, status),
     async ensureMetadataPort(networkId) {
       if (!config.ovn.metadata_enabled) return;

@@ -1,37 +1,60 @@
 /**
  * The mechanism-driver contract, after ML2's `MechanismDriver`: for every resource and operation a
  * driver may implement a precommit hook (inside the database transaction) and a postcommit hook
- * (after commit). Drivers receive `{current, original}` views, never database rows.
+ * (after commit). Drivers receive `{current, original}` as typed states (`host.ts`), one kind per
+ * `resource`, built once by core from what the API returns; never database rows.
  *
- * - `precommit`: runs inside the transaction, must not block on I/O, and may throw to roll the
- *   whole request back (the client sees the error).
- * - `postcommit`: runs after commit and may block (the OVN driver writes NB here). A failure does
- *   not undo the request; the driver must record the resource for repair instead.
+ * Core keeps the contract in one place (`writeTransaction` in `core/deps.ts`); services only
+ * return the contexts of what they wrote.
+ * - `precommit`: runs inside the transaction after the writes, drivers in order, must not block
+ *   on I/O, and may throw to roll the whole request back (the client sees the error). A
+ *   transaction retried on a conflict runs it again.
+ * - `postcommit`: runs after commit, drivers in order, and may block (the OVN driver writes NB
+ *   here). A failure is logged and does not undo the request or stop the next driver. The
+ *   database is the truth, so the driver's next level-triggered pass repairs it from
+ *   `DriverHost.reader` (the OVN driver: drift seen by the NB monitor at once, and the full pass
+ *   at start, on reconnect and every `ovn.full_sync_interval` seconds).
  */
 import type { RequestContext } from '../core/context.js';
 import type { View } from '../core/resource.js';
-import type { DriverHost } from './host.js';
+import type {
+  DriverHost,
+  FloatingIpState,
+  NetworkState,
+  PortState,
+  RouterState,
+  SecurityGroupRuleState,
+  SecurityGroupState,
+  SubnetState,
+} from './host.js';
 
-export type DriverResource =
-  | 'network'
-  | 'subnet'
-  | 'port'
-  | 'security_group'
-  | 'security_group_rule'
+/** What a driver receives for each kind of resource: the typed state of `host.ts`. */
+export interface DriverStates {
+  readonly network: NetworkState;
+  readonly subnet: SubnetState;
+  readonly port: PortState;
+  readonly security_group: SecurityGroupState;
+  readonly security_group_rule: SecurityGroupRuleState;
   /** A router's own attributes, gateway and routes; its interfaces arrive as port events too. */
-  | 'router'
-  | 'floatingip';
+  readonly router: RouterState;
+  readonly floatingip: FloatingIpState;
+}
+export type DriverResource = keyof DriverStates;
 export type DriverOperation = 'create' | 'update' | 'delete';
 
-export interface ResourceContext {
-  readonly resource: DriverResource;
+/** One resource's write as drivers see it; `ResourceContext` is the union over every kind. */
+export interface ResourceContextOf<R extends DriverResource> {
+  readonly resource: R;
   readonly operation: DriverOperation;
   readonly request: RequestContext;
   /** The resource after the operation; for a delete, as it was. */
-  readonly current: View;
+  readonly current: DriverStates[R];
   /** The resource before an update; undefined for create and delete. */
-  readonly original?: View;
+  readonly original?: DriverStates[R];
 }
+
+/** Discriminated by `resource`: `switch (context.resource)` narrows `current` and `original`. */
+export type ResourceContext = { [R in DriverResource]: ResourceContextOf<R> }[DriverResource];
 
 /** What a driver that can bind a port on its host answers (ML2's `set_binding`). */
 export interface PortBinding {
@@ -74,7 +97,7 @@ export interface MechanismDriver {
    * Binds a port to `binding:host_id` when this driver serves that host (inside the transaction;
    * no I/O). Undefined means "not mine"; when no driver binds, the port is `binding_failed`.
    */
-  bindPort?(port: View): PortBinding | undefined;
+  bindPort?(port: PortState): PortBinding | undefined;
   /** Virtual ports held right now, by port id (from the data plane; no I/O). */
   virtualPortHolders?(): ReadonlyMap<string, VirtualPortHolder>;
   /** Inside the transaction; no I/O; throwing rolls back. */
@@ -103,7 +126,8 @@ export class DriverManager {
   /** Virtual ports held right now, from every driver that knows. */
   virtualPortHolders(): Map<string, VirtualPortHolder> {
     const held = new Map<string, VirtualPortHolder>();
-    for (const driver of this.drivers) for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
+    for (const driver of this.drivers)
+      for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
     return held;
   }
 
@@ -115,7 +139,7 @@ export class DriverManager {
    * The binding of a port after a create or update: `unbound` without a host, the first driver's
    * binding with one, `binding_failed` when no driver takes the host (as ML2 reports it).
    */
-  bindPort(port: View): PortBinding {
+  bindPort(port: PortState): PortBinding {
     if (!port['binding:host_id']) return { vifType: 'unbound', vifDetails: {} };
     for (const driver of this.drivers) {
       const binding = driver.bindPort?.(port);

@@ -4,6 +4,7 @@
  * project, and the router that joins that address's subnet to the floating IP's external
  * network (the one holding the subnet's gateway address first).
  */
+import type { FloatingIpAssociationRequest } from './body.js';
 import type { Tx } from '../../store/database.js';
 import { floatingIpOnFixedIp } from '../../store/floatingips.js';
 import { routersBetween } from '../../store/routers.js';
@@ -13,7 +14,6 @@ import type { RequestContext } from '../context.js';
 import { BadRequest, ExternalGatewayForFloatingIPNotFound, FloatingIPPortAlreadyAssociated } from '../errors.js';
 import { parseIp } from '../ip.js';
 import type { PortService } from '../ports/service.js';
-import type { Body } from '../resource.js';
 
 /** The association columns; all null when the floating IP is not associated. */
 export interface Association {
@@ -36,19 +36,19 @@ export async function resolveAssociation(
   ctx: RequestContext,
   ports: PortService,
   fip: FloatingIpTable,
-  body: Body,
+  body: FloatingIpAssociationRequest,
   isCreate: boolean,
 ): Promise<Association | undefined> {
-  const portId = body.port_id as string | null | undefined;
+  const portId = body.port_id;
   if (body.fixed_ip_address && !portId) {
     throw fipError('fixed_ip_address cannot be specified without a port_id');
   }
-  if (portId) return associate(tx, ctx, ports, fip, portId, body.fixed_ip_address as string | null | undefined);
+  if (portId) return associate(tx, ctx, ports, fip, portId, body.fixed_ip_address);
   // An empty update dissociates (Neutron only re-reads the current port when the body has something
   // in it; neutron-tempest-plugin's blank-update test expects exactly that).
   if (!isCreate && ('port_id' in body || Object.keys(body).length === 0)) return NONE;
   if (!isCreate && fip.fixed_port_id) {
-    return associate(tx, ctx, ports, fip, fip.fixed_port_id, body.fixed_ip_address as string | null | undefined);
+    return associate(tx, ctx, ports, fip, fip.fixed_port_id, body.fixed_ip_address);
   }
   return undefined;
 }
@@ -68,7 +68,7 @@ async function associate(
     );
   }
   if (port.device_owner === 'network:dhcp') throw fipError(`Port ${portId} is unable to be assigned a floating IP`);
-  const fixedIps = port.fixed_ips as { subnet_id: string; ip_address: string }[];
+  const fixedIps = port.fixed_ips;
   let chosen: { subnet_id: string; ip_address: string } | undefined;
   if (requestedIp) {
     if (parseIp(requestedIp)?.version !== 4) {

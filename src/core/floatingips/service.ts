@@ -7,6 +7,9 @@
  * A port's deletion disassociates its floating IPs; an external network's deletion deletes the
  * floating IPs nobody uses; the floating IP's own port cannot be deleted directly.
  */
+import { floatingIpCreate, floatingIpUpdate } from './body.js';
+import { floatingIpState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import type { ResourceContext } from '../../drivers/contract.js';
 import type { FloatingIpState } from '../../drivers/host.js';
@@ -50,6 +53,14 @@ import { createFloatingIpSpec } from './attributes.js';
 
 type Events = ResourceContext[];
 
+const updated = (request: RequestContext, current: View, original: View): ResourceContext => ({
+  resource: 'floatingip',
+  operation: 'update',
+  request,
+  current: floatingIpState(current),
+  original: floatingIpState(original),
+});
+
 /** The internal port's summary a floating IP shows (`fip-port-details`). */
 type PortDetails = Pick<
   PortTable,
@@ -67,7 +78,7 @@ export class FloatingIpService implements ResourceService {
     this.spec = createFloatingIpSpec(deps.config.network.dns_domain);
     ports.deleteHooks.push({
       guard: (tx, port) => this.guardPortDelete(tx, port),
-      release: (tx, port) => this.disassociatePort(tx, port.id as string),
+      release: (tx, port) => this.disassociatePort(tx, port.id),
     });
     networks.deleteHooks.push((tx, networkId) => this.deleteUnusedOnNetwork(tx, networkId));
   }
@@ -133,20 +144,6 @@ export class FloatingIpService implements ResourceService {
     return this.viewOf(db, (await getFloatingIpRow(db, id))!);
   }
 
-  static state(view: View): FloatingIpState {
-    return {
-      id: view.id as string,
-      project_id: view.project_id as string,
-      floating_ip_address: view.floating_ip_address as string,
-      floating_network_id: view.floating_network_id as string,
-      router_id: view.router_id as string | null,
-      port_id: view.port_id as string | null,
-      fixed_ip_address: view.fixed_ip_address as string | null,
-      status: view.status as string,
-      revision_number: view.revision_number as number,
-    };
-  }
-
   private canSee(ctx: RequestContext, view: View): boolean {
     if (!ctx.isAdmin && view.project_id !== ctx.projectId) return false;
     return this.deps.authz.canRead(ctx, 'floatingip', view);
@@ -178,12 +175,12 @@ export class FloatingIpService implements ResourceService {
   async statesOfRouter(routerId: string): Promise<FloatingIpState[]> {
     const db = this.deps.store.db;
     const records = await loadFloatingIpRecords(db, await floatingIpsWhere(db, { router_id: routerId }));
-    return (await this.views(db, records)).map(FloatingIpService.state);
+    return (await this.views(db, records)).map(floatingIpState);
   }
 
   async states(): Promise<FloatingIpState[]> {
     const ctx = adminContext('driver-read');
-    return (await this.list(ctx, { filters: {}, sorts: [], pageReverse: false })).map(FloatingIpService.state);
+    return (await this.list(ctx, { filters: {}, sorts: [], pageReverse: false })).map(floatingIpState);
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
@@ -198,8 +195,12 @@ export class FloatingIpService implements ResourceService {
       for (const item of items) {
         const { view, portEvent } = await this.createOne(tx, ctx, item);
         views.push(view);
-        const event: ResourceContext = { resource: 'floatingip', operation: 'create', request: ctx, current: view };
-        deps.drivers.precommit(event);
+        const event: ResourceContext = {
+          resource: 'floatingip',
+          operation: 'create',
+          request: ctx,
+          current: floatingIpState(view),
+        };
         events.push(portEvent, event);
       }
       return { result: views, events };
@@ -211,7 +212,8 @@ export class FloatingIpService implements ResourceService {
     ctx: RequestContext,
     item: Body,
   ): Promise<{ view: View; portEvent: ResourceContext }> {
-    const networkId = item.floating_network_id as string;
+    const body = floatingIpCreate(item);
+    const networkId = body.floating_network_id;
     const network = await this.networks.getVisible(tx, ctx, networkId);
     if (!isExternal(network)) {
       throw BadRequest({ resource: 'floatingip', msg: `Network ${networkId} is not a valid external network` });
@@ -221,9 +223,9 @@ export class FloatingIpService implements ResourceService {
     }
     const id = randomUUID();
     const fixed: Record<string, unknown> = {};
-    if (item.subnet_id) fixed.subnet_id = item.subnet_id;
-    if (item.floating_ip_address) fixed.ip_address = item.floating_ip_address;
-    const { view: port, event: portEvent } = await this.ports.createWithin(tx, {
+    if (body.subnet_id) fixed.subnet_id = body.subnet_id;
+    if (body.floating_ip_address) fixed.ip_address = body.floating_ip_address;
+    const { port, event: portEvent } = await this.ports.createWithin(tx, {
       // The address's port is never shown to the project (Neutron leaves its project empty).
       project_id: '',
       network_id: networkId,
@@ -233,28 +235,28 @@ export class FloatingIpService implements ResourceService {
       name: '',
       ...(Object.keys(fixed).length ? { fixed_ips: [fixed] } : {}),
     });
-    await updateRow(this.deps.store, tx, 'ports', port.id as string, { status: 'N/A' });
-    const address = (port.fixed_ips as { ip_address: string }[]).find((f) => parseIp(f.ip_address)?.version === 4);
+    await updateRow(this.deps.store, tx, 'ports', port.id, { status: 'N/A' });
+    const address = port.fixed_ips.find((f) => parseIp(f.ip_address)?.version === 4);
     if (!address) throw ExternalIpAddressExhausted({ net_id: networkId });
     const now = timestamp();
     const row: FloatingIpTable = {
       id,
-      project_id: item.project_id as string,
+      project_id: body.project_id,
       floating_network_id: networkId,
-      floating_port_id: port.id as string,
+      floating_port_id: port.id,
       floating_ip_address: address.ip_address,
       fixed_port_id: null,
       fixed_ip_address: null,
       router_id: null,
       status: 'DOWN',
-      dns_name: item.dns_name as string,
-      dns_domain: item.dns_domain as string,
-      description: item.description as string,
+      dns_name: body.dns_name,
+      dns_domain: body.dns_domain,
+      description: body.description,
       revision_number: 0,
       created_at: now,
       updated_at: now,
     };
-    const association = await resolveAssociation(tx, ctx, this.ports, row, item, true);
+    const association = await resolveAssociation(tx, ctx, this.ports, row, body, true);
     if (association) Object.assign(row, associationColumns(association));
     await insertRow(this.deps.store, tx, 'floatingips', row);
     await addTags(tx, 'floatingip', id, (item.tags as string[] | undefined) ?? []);
@@ -269,8 +271,9 @@ export class FloatingIpService implements ResourceService {
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       checkRevision(row.revision_number, precondition);
       const patch: RowPatch<'floatingips'> = {};
-      if ('description' in body) patch.description = body.description as string;
-      const association = await resolveAssociation(tx, ctx, this.ports, row, body, false);
+      const change = floatingIpUpdate(body);
+      if (change.description !== undefined) patch.description = change.description;
+      const association = await resolveAssociation(tx, ctx, this.ports, row, change, false);
       if (association !== undefined) Object.assign(patch, associationColumns(association));
       await updateRow(deps.store, tx, 'floatingips', id, {
         ...patch,
@@ -278,9 +281,7 @@ export class FloatingIpService implements ResourceService {
         updated_at: timestamp(),
       });
       const current = await this.reread(tx, id);
-      const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [event] };
+      return { result: current, events: [updated(ctx, current, original)] };
     });
   }
 
@@ -297,8 +298,8 @@ export class FloatingIpService implements ResourceService {
 
   private async deleteIn(tx: Tx, ctx: RequestContext, row: FloatingIpTable, current: View): Promise<Events> {
     await deleteRowWithTags(tx, 'floatingips', row.id);
-    const event: ResourceContext = { resource: 'floatingip', operation: 'delete', request: ctx, current };
-    this.deps.drivers.precommit(event);
+    const state = floatingIpState(current);
+    const event: ResourceContext = { resource: 'floatingip', operation: 'delete', request: ctx, current: state };
     return [event, ...(await this.ports.deleteWithin(tx, row.floating_port_id))];
   }
 
@@ -328,10 +329,7 @@ export class FloatingIpService implements ResourceService {
         revision_number: row.revision_number + 1,
         updated_at: timestamp(),
       });
-      const current = await this.reread(tx, row.id);
-      const event: ResourceContext = { resource: 'floatingip', operation: 'update', request: ctx, current, original };
-      this.deps.drivers.precommit(event);
-      events.push(event);
+      events.push(updated(ctx, await this.reread(tx, row.id), original));
     }
     return events;
   }
@@ -347,9 +345,9 @@ export class FloatingIpService implements ResourceService {
   }
 
   /** `prevent_l3_port_deletion`: a floating IP's port goes with the floating IP. */
-  private async guardPortDelete(tx: Tx, port: View): Promise<void> {
+  private async guardPortDelete(tx: Tx, port: PortState): Promise<void> {
     if (port.device_owner !== FLOATINGIP_OWNER) return;
-    if (!(await getFloatingIpRow(tx, port.device_id as string))) return;
+    if (!(await getFloatingIpRow(tx, port.device_id))) return;
     throw ServicePortInUse({ port_id: port.id, reason: `has device owner ${FLOATINGIP_OWNER}` });
   }
 }

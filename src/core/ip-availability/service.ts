@@ -161,7 +161,7 @@ export class IpAvailabilityService {
   }
 
   private canRead(ctx: RequestContext, item: NetworkIpAvailability): boolean {
-    return this.authz.canRead(ctx, 'network_ip_availability', item as unknown as Record<string, unknown>);
+    return this.authz.canRead(ctx, 'network_ip_availability', { ...item });
   }
 }
 

@@ -4,6 +4,7 @@
  *
  * Every write is one transaction; drivers see `{current, original}` after it commits.
  */
+import { networkCreate, networkUpdate, type NetworkUpdate } from './body.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -22,6 +23,7 @@ import { timestamp } from '../standard-attributes.js';
 import { checkRevision } from '../revisions.js';
 import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
 import type { ResourceContext } from '../../drivers/contract.js';
+import { networkState } from '../driver-states.js';
 import type { Db, Tx } from '../../store/database.js';
 import {
   ACCESS_AS_SHARED,
@@ -147,22 +149,23 @@ export class NetworkService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'network', quota: 'network' }, items, {
+    return bulkCreate(this.deps, 'network', items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
-    const projectId = item.project_id as string;
+    const body = networkCreate(item);
+    const projectId = body.project_id;
     await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
-    const requested = requestedSegment(deps.segments, item);
+    const requested = requestedSegment(deps.segments, body);
     const segment = requested
       ? await reserveProviderSegment(tx, deps.segments, requested)
       : await allocateTenantSegment(tx, deps.segments);
-    const mtu = validMtu(item.mtu as number, maxMtu(deps.segments, segment));
-    for (const zone of item.availability_zone_hints as string[]) {
+    const mtu = validMtu(body.mtu, maxMtu(deps.segments, segment));
+    for (const zone of body.availability_zone_hints) {
       // Zones are the gateway chassis' zones, which come with the OVN driver; none exist yet.
       throw AvailabilityZoneNotFound({ availability_zone: zone });
     }
@@ -170,14 +173,14 @@ export class NetworkService implements ResourceService {
     const values: RowValues<'networks'> = {
       id: randomUUID(),
       project_id: projectId,
-      name: item.name as string,
-      admin_state_up: item.admin_state_up as boolean,
+      name: body.name,
+      admin_state_up: body.admin_state_up,
       status: 'ACTIVE',
       mtu,
-      port_security_enabled: item.port_security_enabled as boolean,
-      dns_domain: item.dns_domain as string,
-      availability_zone_hints: item.availability_zone_hints as string[],
-      description: item.description as string,
+      port_security_enabled: body.port_security_enabled,
+      dns_domain: body.dns_domain,
+      availability_zone_hints: body.availability_zone_hints,
+      description: body.description,
       // Neutron's first revision is 1: its segment write bumps the new network once.
       revision_number: 1,
       created_at: now,
@@ -193,7 +196,7 @@ export class NetworkService implements ResourceService {
       segmentation_id: key.id,
       segment_index: 0,
     });
-    if (item.shared === true) {
+    if (body.shared) {
       await insertRbac(tx, {
         id: randomUUID(),
         project_id: projectId,
@@ -202,11 +205,11 @@ export class NetworkService implements ResourceService {
         action: ACCESS_AS_SHARED,
       });
     }
-    if (item['router:external'] === true) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
+    if (body['router:external']) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
     const [record] = await loadNetworkRecords(tx, [row]);
     const view = this.view(record!, ctx);
-    deps.drivers.precommit({ resource: 'network', operation: 'create', request: ctx, current: view });
-    return view;
+    const current = networkState(view, record!.segments);
+    return { view, event: { resource: 'network', operation: 'create', request: ctx, current } };
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
@@ -220,33 +223,41 @@ export class NetworkService implements ResourceService {
       if (Object.keys(body).length === 0) return { result: original, events: [] };
       checkRevision(record.row.revision_number, precondition);
 
+      const change = networkUpdate(body);
       const patch: RowPatch<'networks'> = {};
       for (const key of ['name', 'description', 'dns_domain'] as const) {
-        if (key in body) patch[key] = body[key] as string;
+        const value = change[key];
+        if (value !== undefined) patch[key] = value;
       }
       for (const key of ['admin_state_up', 'port_security_enabled'] as const) {
         if (key in body) patch[key] = body[key] as boolean;
       }
-      await this.updateProvider(tx, record, body);
-      if ('mtu' in body) {
-        const mtu = body.mtu as number;
+      await this.updateProvider(tx, record, change);
+      if (change.mtu !== undefined) {
+        const mtu = change.mtu;
         if (mtu) {
           for (const subnet of await subnetsOfNetwork(tx, id)) checkNetworkMtuForSubnet(id, mtu, subnet.ip_version);
         }
         patch.mtu = validMtu(mtu, maxMtu(deps.segments, segmentOf(await this.reload(tx, id))));
       }
-      if ('shared' in body) await this.updateShared(tx, record, body.shared as boolean);
-      if ('router:external' in body && body['router:external'] !== record.external) {
-        if (!body['router:external'] && (await hasRouterGatewayPorts(tx, id)))
-          throw ExternalNetworkInUse({ net_id: id });
-        await setExternal(deps.store, tx, id, body['router:external'] as boolean, record.row.project_id, randomUUID());
+      if (change.shared !== undefined) await this.updateShared(tx, record, change.shared);
+      const external = change['router:external'];
+      if (external !== undefined && external !== record.external) {
+        if (!external && (await hasRouterGatewayPorts(tx, id))) throw ExternalNetworkInUse({ net_id: id });
+        await setExternal(deps.store, tx, id, external, record.row.project_id, randomUUID());
       }
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();
       await updateRow(deps.store, tx, 'networks', id, patch);
-      const current = this.view(await this.reload(tx, id), ctx);
-      const event = { resource: 'network' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
+      const reloaded = await this.reload(tx, id);
+      const current = this.view(reloaded, ctx);
+      const event: ResourceContext = {
+        resource: 'network',
+        operation: 'update',
+        request: ctx,
+        current: networkState(current, reloaded.segments),
+        original: networkState(original, record.segments),
+      };
       return { result: current, events: [event] };
     });
   }
@@ -256,7 +267,7 @@ export class NetworkService implements ResourceService {
   }
 
   /** Only a VLAN's segmentation id may change; network type and physnet are fixed. */
-  private async updateProvider(tx: Tx, record: NetworkRecord, body: Body): Promise<void> {
+  private async updateProvider(tx: Tx, record: NetworkRecord, body: NetworkUpdate): Promise<void> {
     const current = segmentOf(record);
     for (const attr of ['provider:network_type', 'provider:physical_network'] as const) {
       const wanted = body[attr];
@@ -268,7 +279,7 @@ export class NetworkService implements ResourceService {
         });
       }
     }
-    const segmentationId = body['provider:segmentation_id'] as number | undefined;
+    const segmentationId = body['provider:segmentation_id'];
     if (!segmentationId || segmentationId === current.segmentation_id) return;
     if (current.network_type !== 'vlan')
       throw InvalidInput({ error_message: 'Only VLAN type networks can be updated.' });
@@ -321,8 +332,8 @@ export class NetworkService implements ResourceService {
       }
       await deleteNetworkContents(tx, id);
       await deleteRowWithTags(tx, 'networks', id);
-      const event = { resource: 'network' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = networkState(current, record.segments);
+      const event: ResourceContext = { resource: 'network', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [...events, event] };
     });
   }

@@ -5,6 +5,9 @@
  *
  * A port is created DOWN and `unbound`: binding and status belong to the mechanism drivers.
  */
+import { portCreate, portUpdate, type PortCreate, type PortUpdate } from './body.js';
+import { portState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import { prepareResource, type ResourceSpec } from '../attributes.js';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -41,7 +44,7 @@ import {
 import { toBool, type PortTable } from '../../store/schema.js';
 import { allocatedOnSubnet, countAllocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
 import { createPortSpec } from './attributes.js';
-import { mergeOptions, optionsForNewPort, type DhcpOptRequest } from './extra-dhcp-opts.js';
+import { mergeOptions, optionsForNewPort } from './extra-dhcp-opts.js';
 import {
   allocateForNewPort,
   changeFixedIps,
@@ -51,7 +54,7 @@ import {
   type FixedIpRequest,
 } from './fixed-ips.js';
 import { generateUniqueMac, randomMac } from './mac.js';
-import { securityForNewPort, securityForUpdate, type AddressPairRequest } from './security.js';
+import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
 
 /** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
@@ -71,10 +74,19 @@ function parseJsonObject(text: string): unknown {
  */
 export interface PortDeleteHook {
   /** Refuses a deletion through the port API (`prevent_l3_port_deletion`); not run for internal deletes. */
-  guard?(tx: Tx, port: View): Promise<void>;
+  guard?(tx: Tx, port: PortState): Promise<void>;
   /** Lets go of the port inside the deleting transaction; returns the events of what it changed. */
-  release?(tx: Tx, port: View): Promise<ResourceContext[]>;
+  release?(tx: Tx, port: PortState): Promise<ResourceContext[]>;
 }
+
+/** A port update as drivers hear of it. */
+const updated = (request: RequestContext, current: View, original: View): ResourceContext => ({
+  resource: 'port',
+  operation: 'update',
+  request,
+  current: portState(current),
+  original: portState(original),
+});
 
 export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
@@ -179,14 +191,14 @@ export class PortService implements ResourceService {
   }
 
   /** The port as the caller may see it (else PortNotFound), read inside `db` (a transaction). */
-  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<View> {
-    return this.view((await this.visibleRecord(db, ctx, id)).record);
+  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<PortState> {
+    return portState(this.view((await this.visibleRecord(db, ctx, id)).record));
   }
 
   /** Ports by id as an admin sees them, read inside `db`; missing ones are left out. */
-  async viewsWithin(db: Db, ids: readonly string[]): Promise<View[]> {
+  async statesWithin(db: Db, ids: readonly string[]): Promise<PortState[]> {
     const records = await Promise.all(ids.map((id) => getPortRecord(db, id)));
-    return records.filter((r): r is PortRecord => r !== undefined).map((r) => this.view(r));
+    return records.filter((r): r is PortRecord => r !== undefined).map((r) => portState(this.view(r)));
   }
 
   /** IPAM's access to the database, inside the transaction. */
@@ -204,13 +216,14 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'port', quota: 'port' }, items, {
+    return bulkCreate(this.deps, 'port', items, {
       authorize: async (tx, item) => {
-        const network = await this.networks.getVisible(tx, ctx, item.network_id as string);
+        const body = portCreate(item);
+        const network = await this.networks.getVisible(tx, ctx, body.network_id);
         this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
-        return network;
+        return { body, network };
       },
-      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+      create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
   }
 
@@ -220,9 +233,12 @@ export class PortService implements ResourceService {
    */
   async createInternal(items: Body[]): Promise<View[]> {
     const ctx = adminContext('internal');
-    return bulkCreate(this.deps, ctx, { resource: 'port' }, items, {
-      authorize: (tx, item) => this.networks.getVisible(tx, ctx, item.network_id as string),
-      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+    return bulkCreate(this.deps, null, items, {
+      authorize: async (tx, item) => {
+        const body = portCreate(item);
+        return { body, network: await this.networks.getVisible(tx, ctx, body.network_id) };
+      },
+      create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
   }
 
@@ -231,20 +247,26 @@ export class PortService implements ResourceService {
    * a floating IP's address): admin, no quota, all or nothing with the caller's own rows.
    * `item` is an unprepared body; its defaults are filled here.
    */
-  async createWithin(tx: Tx, item: Body): Promise<{ view: View; event: ResourceContext }> {
+  async createWithin(tx: Tx, item: Body): Promise<{ port: PortState; event: ResourceContext }> {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, { ...item }, true);
-    const network = await this.networks.getVisible(tx, ctx, prepared.network_id as string);
-    const view = await this.createOne(tx, ctx, prepared, network);
-    return { view, event: { resource: 'port', operation: 'create', request: ctx, current: view } };
+    const body = portCreate(prepared);
+    const network = await this.networks.getVisible(tx, ctx, body.network_id);
+    return this.createOne(tx, ctx, prepared, body, network);
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
+  private async createOne(
+    tx: Tx,
+    ctx: RequestContext,
+    item: Body,
+    body: PortCreate,
+    network: NetworkAccess,
+  ): Promise<{ view: View; port: PortState; event: ResourceContext }> {
     const { deps } = this;
     const networkId = network.row.id;
-    const projectId = item.project_id as string;
-    const deviceOwner = item.device_owner as string;
-    let mac = item.mac_address as string | undefined;
+    const projectId = body.project_id;
+    const deviceOwner = body.device_owner;
+    let mac = body.mac_address;
     if (mac === undefined || mac === null) {
       // One in 16 million collides; the unique index catches that and the transaction runs again
       // with a new MAC, so the common case costs no lookup.
@@ -252,7 +274,7 @@ export class PortService implements ResourceService {
     } else if (await macInUse(tx, networkId, mac)) {
       throw MacAddressInUse({ net_id: networkId, mac });
     }
-    const requests = item.fixed_ips as FixedIpRequest[] | undefined;
+    const requests = body.fixed_ips;
     const port = { networkId, deviceOwner, mac };
     const allocations = await allocateForNewPort(
       await this.ipamSubnets(tx, networkId),
@@ -263,9 +285,9 @@ export class PortService implements ResourceService {
     const security = await securityForNewPort(deps, tx, ctx, {
       projectId,
       deviceOwner,
-      portSecurity: (item.port_security_enabled as boolean | undefined) ?? toBool(network.row.port_security_enabled),
-      securityGroups: item.security_groups as string[] | undefined,
-      addressPairs: item.allowed_address_pairs as AddressPairRequest[] | undefined,
+      portSecurity: body.port_security_enabled ?? toBool(network.row.port_security_enabled),
+      securityGroups: body.security_groups,
+      addressPairs: body.allowed_address_pairs,
     });
     const namesEnabled = portDnsNamesEnabled(deps.config.network.dns_domain);
     const now = timestamp();
@@ -273,23 +295,23 @@ export class PortService implements ResourceService {
       id: randomUUID(),
       project_id: projectId,
       network_id: networkId,
-      name: item.name as string,
+      name: body.name,
       mac_address: mac,
       admin_state_up: item.admin_state_up as boolean,
       status: 'DOWN',
-      device_id: item.device_id as string,
+      device_id: body.device_id,
       device_owner: deviceOwner,
       port_security_enabled: security.portSecurity,
-      dns_name: namesEnabled ? (item.dns_name as string) : '',
-      dns_domain: namesEnabled ? (item.dns_domain as string) : '',
+      dns_name: namesEnabled ? body.dns_name : '',
+      dns_domain: namesEnabled ? body.dns_domain : '',
       ip_allocation: requests !== undefined && requests.length === 0 ? 'none' : 'immediate',
-      binding_host_id: (item['binding:host_id'] as string | null | undefined) ?? '',
-      binding_vnic_type: item['binding:vnic_type'] as string,
-      binding_profile: (item['binding:profile'] as Record<string, unknown> | null | undefined) ?? {},
+      binding_host_id: body['binding:host_id'] ?? '',
+      binding_vnic_type: body['binding:vnic_type'],
+      binding_profile: body['binding:profile'] ?? {},
       // Set by the drivers below, once the port is known.
       binding_vif_type: 'unbound',
       binding_vif_details: {},
-      description: item.description as string,
+      description: body.description,
       // Neutron's first revision is 1: its binding write bumps the new port once.
       revision_number: 1,
       created_at: now,
@@ -304,24 +326,24 @@ export class PortService implements ResourceService {
         ip_address: p.ip_address,
         mac_address: p.mac_address ?? mac!,
       })),
-      extraDhcpOpts: optionsForNewPort(item.extra_dhcp_opts as DhcpOptRequest[] | null),
+      extraDhcpOpts: optionsForNewPort(body.extra_dhcp_opts),
       securityGroups: security.securityGroups,
-      tags: (item.tags as string[] | undefined) ?? [],
+      tags: body.tags,
     });
-    const binding = deps.drivers.bindPort(this.view(record));
+    const binding = deps.drivers.bindPort(portState(this.view(record)));
     values.binding_vif_type = binding.vifType;
     values.binding_vif_details = binding.vifDetails;
     Object.assign(row, await insertRow(deps.store, tx, 'ports', values));
     await insertPortChildren(tx, record);
     const view = this.view(record);
-    deps.drivers.precommit({ resource: 'port', operation: 'create', request: ctx, current: view });
-    return view;
+    const state = portState(view);
+    return { view, port: state, event: { resource: 'port', operation: 'create', request: ctx, current: state } };
   }
 
   /** Binds again after a change of host, VNIC type or profile; returns the port as it now is. */
   private async rebind(tx: Tx, id: string): Promise<View> {
     const before = this.view((await getPortRecord(tx, id))!);
-    const binding = this.deps.drivers.bindPort(before);
+    const binding = this.deps.drivers.bindPort(portState(before));
     if (binding.vifType === before['binding:vif_type']) return before;
     await updateRow(this.deps.store, tx, 'ports', id, {
       binding_vif_type: binding.vifType,
@@ -335,14 +357,12 @@ export class PortService implements ResourceService {
   }
 
   /** Updates a port inside the caller's transaction (a router taking a port as its interface), as admin. */
-  async updateWithin(tx: Tx, id: string, body: Body): Promise<{ view: View; event: ResourceContext }> {
+  async updateWithin(tx: Tx, id: string, body: Body): Promise<{ port: PortState; event: ResourceContext }> {
     const ctx = adminContext('internal');
     const prepared = prepareResource(ctx, this.spec, body, false);
     const { result, events } = await this.updateIn(tx, ctx, id, prepared, {});
-    return {
-      view: result,
-      event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: result },
-    };
+    const port = portState(result);
+    return { port, event: events[0] ?? { resource: 'port', operation: 'update', request: ctx, current: port } };
   }
 
   private async updateIn(
@@ -360,25 +380,26 @@ export class PortService implements ResourceService {
     if (Object.keys(body).length === 0) return { result: original, events: [] };
     checkRevision(record.row.revision_number, precondition);
     const { row } = record;
+    const change = portUpdate(body);
     const patch: RowPatch<'ports'> = {};
     for (const key of ['name', 'description', 'device_id', 'device_owner'] as const) {
-      if (key in body) patch[key] = body[key] as string;
+      const value = change[key];
+      if (value !== undefined) patch[key] = value;
     }
     if ('admin_state_up' in body) patch.admin_state_up = body.admin_state_up as boolean;
-    if ('binding:vnic_type' in body) patch.binding_vnic_type = body['binding:vnic_type'] as string;
-    if ('binding:host_id' in body) patch.binding_host_id = (body['binding:host_id'] as string | null) ?? '';
-    if ('binding:profile' in body)
-      patch.binding_profile = (body['binding:profile'] as Record<string, unknown> | null) ?? {};
+    if (change['binding:vnic_type'] !== undefined) patch.binding_vnic_type = change['binding:vnic_type'];
+    if (change['binding:host_id'] !== undefined) patch.binding_host_id = change['binding:host_id'] ?? '';
+    if ('binding:profile' in body) patch.binding_profile = change['binding:profile'] ?? {};
     if (portDnsNamesEnabled(deps.config.network.dns_domain)) {
-      if ('dns_name' in body) patch.dns_name = body.dns_name as string;
-      if ('dns_domain' in body) patch.dns_domain = body.dns_domain as string;
+      if (change.dns_name !== undefined) patch.dns_name = change.dns_name;
+      if (change.dns_domain !== undefined) patch.dns_domain = change.dns_domain;
     }
 
-    const mac = await this.updateMac(tx, row, body);
+    const mac = await this.updateMac(tx, row, change);
     if (mac !== row.mac_address) patch.mac_address = mac;
-    await this.updateFixedIps(tx, record, body, {
+    await this.updateFixedIps(tx, record, change, {
       networkId: row.network_id,
-      deviceOwner: (patch.device_owner ?? row.device_owner) as string,
+      deviceOwner: patch.device_owner ?? row.device_owner,
       mac,
     });
 
@@ -392,8 +413,8 @@ export class PortService implements ResourceService {
         security.addressPairs.map((p) => ({ ip_address: p.ip_address, mac_address: p.mac_address ?? mac })),
       );
     }
-    if ('extra_dhcp_opts' in body && body.extra_dhcp_opts) {
-      await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, body.extra_dhcp_opts as DhcpOptRequest[]));
+    if (change.extra_dhcp_opts) {
+      await replaceExtraDhcpOpts(tx, id, mergeOptions(record.extraDhcpOpts, change.extra_dhcp_opts));
     }
     await updateRow(deps.store, tx, 'ports', id, {
       ...patch,
@@ -402,9 +423,7 @@ export class PortService implements ResourceService {
     });
     const rebinding = ['binding:host_id', 'binding:vnic_type', 'binding:profile'].some((k) => k in body);
     const current = rebinding ? await this.rebind(tx, id) : this.view((await getPortRecord(tx, id))!);
-    const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-    deps.drivers.precommit(event);
-    return { result: current, events: [event] };
+    return { result: current, events: [updated(ctx, current, original)] };
   }
 
   /**
@@ -466,17 +485,15 @@ export class PortService implements ResourceService {
         updated_at: timestamp(),
       });
       const current = this.view((await getPortRecord(tx, portId))!);
-      const event = { resource: 'port' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [event] };
+      return { result: current, events: [updated(ctx, current, original)] };
     });
   }
 
   /** A new MAC (null asks for a fresh one): refused on a bound port or when the network has it. */
-  private async updateMac(tx: Tx, row: PortTable, body: Body): Promise<string> {
-    if (!('mac_address' in body)) return row.mac_address;
+  private async updateMac(tx: Tx, row: PortTable, change: PortUpdate): Promise<string> {
+    if (change.mac_address === undefined) return row.mac_address;
     const wanted =
-      (body.mac_address as string | null) ??
+      change.mac_address ??
       (await generateUniqueMac(this.deps.config.network.base_mac, row.network_id, (m) =>
         macInUse(tx, row.network_id, m),
       ));
@@ -495,11 +512,11 @@ export class PortService implements ResourceService {
   private async updateFixedIps(
     tx: Tx,
     record: PortRecord,
-    body: Body,
+    change: PortUpdate,
     port: { networkId: string; deviceOwner: string; mac: string },
   ): Promise<void> {
     const subnets = await this.ipamSubnets(tx, port.networkId);
-    let requests = body.fixed_ips as FixedIpRequest[] | undefined;
+    let requests: FixedIpRequest[] | undefined = change.fixed_ips;
     if (requests === undefined) {
       if (port.mac === record.row.mac_address) return;
       const auto = new Set(subnets.filter(isAutoAddressSubnet).map((s) => s.id));
@@ -528,8 +545,9 @@ export class PortService implements ResourceService {
       const current = this.view(record);
       deps.authz.enforceDelete(ctx, this.spec, this.target(current, network, ctx));
       checkRevision(record.row.revision_number, precondition);
-      for (const hook of this.deleteHooks) await hook.guard?.(tx, current);
-      const events = await this.deleteIn(tx, ctx, current);
+      const port = portState(current);
+      for (const hook of this.deleteHooks) await hook.guard?.(tx, port);
+      const events = await this.deleteIn(tx, ctx, port);
       return { result: undefined, events };
     });
   }
@@ -541,15 +559,14 @@ export class PortService implements ResourceService {
   async deleteWithin(tx: Tx, id: string): Promise<ResourceContext[]> {
     await lockPortRow(this.deps.store, tx, id);
     const record = await getPortRecord(tx, id);
-    return record ? this.deleteIn(tx, adminContext('internal'), this.view(record)) : [];
+    return record ? this.deleteIn(tx, adminContext('internal'), portState(this.view(record))) : [];
   }
 
-  private async deleteIn(tx: Tx, ctx: RequestContext, current: View): Promise<ResourceContext[]> {
+  private async deleteIn(tx: Tx, ctx: RequestContext, port: PortState): Promise<ResourceContext[]> {
     const events: ResourceContext[] = [];
-    for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, current)));
-    await deleteRowWithTags(tx, 'ports', current.id as string);
-    const event = { resource: 'port' as const, operation: 'delete' as const, request: ctx, current };
-    this.deps.drivers.precommit(event);
+    for (const hook of this.deleteHooks) if (hook.release) events.push(...(await hook.release(tx, port)));
+    await deleteRowWithTags(tx, 'ports', port.id);
+    const event: ResourceContext = { resource: 'port', operation: 'delete', request: ctx, current: port };
     return [...events, event];
   }
 }

@@ -11,6 +11,7 @@
  * internal again. Writing a policy bumps the network's revision, as Neutron's
  * `revises_on_change` does.
  */
+import { rbacCreate, rbacUpdate } from './body.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import { writeTransaction, type CoreDeps } from '../deps.js';
@@ -121,7 +122,8 @@ export class RbacPolicyService implements ResourceService {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
       deps.authz.enforceCreate(ctx, this.spec, item);
-      const action = item.action as string;
+      const body = rbacCreate(item);
+      const action = body.action;
       if (!NETWORK_ACTIONS.includes(action)) {
         throw new NeutronError(
           'InvalidActionForType',
@@ -129,13 +131,13 @@ export class RbacPolicyService implements ResourceService {
           `Invalid action '${action}' for object type 'network'. Valid actions: ${NETWORK_ACTIONS_TEXT}`,
         );
       }
-      const network = await this.ownedNetwork(tx, ctx, item.object_id as string);
-      await deps.quotas.enforce(tx, item.project_id as string, { rbac_policy: 1 });
+      const network = await this.ownedNetwork(tx, ctx, body.object_id);
+      await deps.quotas.enforce(tx, body.project_id, { rbac_policy: 1 });
       const row: NetworkRbacTable = {
         id: randomUUID(),
-        project_id: item.project_id as string,
+        project_id: body.project_id,
         object_id: network.row.id,
-        target_project: item.target_tenant as string,
+        target_project: body.target_tenant,
         action,
       };
       if (network.rbac.some((r) => r.action === action && r.target_project === row.target_project)) {
@@ -216,11 +218,9 @@ export class RbacPolicyService implements ResourceService {
     return writeTransaction(deps, async (tx) => {
       const row = await this.visible(tx, ctx, id);
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(rbacView(row), body), body);
-      if (!('target_tenant' in body) || body.target_tenant === row.target_project) {
-        return { result: rbacView(row), events: [] };
-      }
+      const target = rbacUpdate(body).target_tenant;
+      if (target === undefined || target === row.target_project) return { result: rbacView(row), events: [] };
       const network = await this.ownedNetwork(tx, ctx, row.object_id);
-      const target = body.target_tenant as string;
       await this.ensureNotInUse(tx, row, network);
       await this.ensureExternalNotInUse(tx, row, network, target);
       if (network.rbac.some((r) => r.action === row.action && r.target_project === target))

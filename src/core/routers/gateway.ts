@@ -16,7 +16,7 @@ import type { CoreDeps } from '../deps.js';
 import { BadRequest, RouterExternalGatewayInUseByFloatingIp } from '../errors.js';
 import type { NetworkService } from '../networks/service.js';
 import type { PortService } from '../ports/service.js';
-import { isPlainObject } from '../validators.js';
+import type { GatewayInfoBody } from './body.js';
 
 export interface FixedIpRequest {
   readonly subnet_id?: string;
@@ -30,8 +30,9 @@ export interface GatewayRequest {
 }
 
 /** The body's `external_gateway_info`: a request, or null for "no gateway" (`null` and `{}` alike). */
-export function gatewayRequest(value: unknown): GatewayRequest | null {
-  return isPlainObject(value) && Object.keys(value).length > 0 ? (value as unknown as GatewayRequest) : null;
+export function gatewayRequest(info: GatewayInfoBody | undefined): GatewayRequest | null {
+  // The attribute map requires `network_id` in any non-empty dict.
+  return info?.network_id === undefined ? null : { ...info, network_id: info.network_id };
 }
 
 /** `_check_for_external_ip_change`: whether the requested addresses differ from the port's. */
@@ -103,7 +104,7 @@ export class RouterGateways {
         name: '',
         ...(request.external_fixed_ips ? { fixed_ips: request.external_fixed_ips } : {}),
       });
-      gwPortId = created.view.id as string;
+      gwPortId = created.port.id;
       events.push(created.event);
     } else if (request.external_fixed_ips && addressesChanged(current?.fixedIps ?? [], request.external_fixed_ips)) {
       events.push((await this.ports.updateWithin(tx, gwPortId, { fixed_ips: request.external_fixed_ips })).event);

@@ -24,7 +24,8 @@ import {
 } from '../errors.js';
 import { containsAddress, networksOverlap, parseIp, parseNetwork } from '../ip.js';
 import type { PortService } from '../ports/service.js';
-import type { Body, View } from '../resource.js';
+import type { Body } from '../resource.js';
+import type { PortState } from '../../drivers/host.js';
 import type { SubnetService } from '../subnets/service.js';
 import { isPlainObject, validateUuid } from '../validators.js';
 import { routeUsesCidr } from './routes.js';
@@ -60,31 +61,31 @@ export function parseInterfaceRequest(body: unknown, forRemoval: boolean): Inter
     if (msg) throw routerError(msg);
   }
   if (!forRemoval && byPort && bySubnet) throw routerError('Cannot specify both subnet-id and port-id');
+  // Both are UUID strings when present (checked just above).
+  const { port_id: portId, subnet_id: subnetId } = info;
   return {
-    ...(byPort ? { portId: info.port_id as string } : {}),
-    ...(bySubnet ? { subnetId: info.subnet_id as string } : {}),
+    ...(typeof portId === 'string' ? { portId } : {}),
+    ...(typeof subnetId === 'string' ? { subnetId } : {}),
   };
 }
 
 /** Adding names the last subnet of the port in `subnet_id`, removing the first (as Neutron does). */
 function interfaceInfo(
   routerId: string,
-  port: View,
+  port: PortState,
   subnetIds: string[],
   subnetId = subnetIds[subnetIds.length - 1]!,
 ): RouterInterfaceInfo {
   return {
     id: routerId,
-    tenant_id: port.project_id as string,
-    project_id: port.project_id as string,
-    port_id: port.id as string,
-    network_id: port.network_id as string,
+    tenant_id: port.project_id,
+    project_id: port.project_id,
+    port_id: port.id,
+    network_id: port.network_id,
     subnet_id: subnetId,
     subnet_ids: subnetIds,
   };
 }
-
-const fixedIpsOf = (port: View) => port.fixed_ips as { subnet_id: string; ip_address: string }[];
 
 /** `_validate_subnet_address_mode`: a subnet whose RAs come from outside cannot be routed by us. */
 function checkAddressMode(subnet: Pick<SubnetTable, 'id' | 'ip_version' | 'ipv6_ra_mode' | 'ipv6_address_mode'>): void {
@@ -95,8 +96,8 @@ function checkAddressMode(subnet: Pick<SubnetTable, 'id' | 'ip_version' | 'ipv6_
   }
 }
 
-function hasIpv6(port: View): boolean {
-  return fixedIpsOf(port).some((ip) => parseIp(ip.ip_address)?.version === 6);
+function hasIpv6(port: PortState): boolean {
+  return port.fixed_ips.some((ip) => parseIp(ip.ip_address)?.version === 6);
 }
 
 export class RouterInterfaces {
@@ -106,8 +107,8 @@ export class RouterInterfaces {
   ) {}
 
   /** Every port of the router: interfaces and gateway. */
-  private async routerPorts(tx: Tx, routerId: string): Promise<View[]> {
-    return this.ports.viewsWithin(
+  private async routerPorts(tx: Tx, routerId: string): Promise<PortState[]> {
+    return this.ports.statesWithin(
       tx,
       await routerPortIds(tx, routerId, [ROUTER_INTERFACE_OWNER, ROUTER_GATEWAY_OWNER]),
     );
@@ -121,12 +122,12 @@ export class RouterInterfaces {
     const addedIds = new Set(added.map((s) => s.id));
     const attached = new Set<string>();
     for (const port of await this.routerPorts(tx, routerId)) {
-      for (const ip of fixedIpsOf(port)) {
+      for (const ip of port.fixed_ips) {
         if (addedIds.has(ip.subnet_id)) throw routerError(`Router already has a port on subnet ${ip.subnet_id}`);
         if (port.device_owner !== ROUTER_GATEWAY_OWNER) attached.add(ip.subnet_id);
       }
       if (port.device_owner === ROUTER_GATEWAY_OWNER) {
-        for (const s of await subnetsOfNetwork(tx, port.network_id as string)) attached.add(s.id);
+        for (const s of await subnetsOfNetwork(tx, port.network_id)) attached.add(s.id);
       }
     }
     for (const id of attached) {
@@ -160,9 +161,9 @@ export class RouterInterfaces {
     if (port.device_id !== '') {
       throw PortInUse({ port_id: port.id, net_id: port.network_id, device_id: port.device_id });
     }
-    if (fixedIpsOf(port).length === 0) throw routerError('Router port must have at least one fixed IP');
+    if (port.fixed_ips.length === 0) throw routerError('Router port must have at least one fixed IP');
     const subnets: SubnetTable[] = [];
-    for (const ip of fixedIpsOf(port)) {
+    for (const ip of port.fixed_ips) {
       const subnet = (await getSubnetRow(tx, ip.subnet_id))!;
       checkAddressMode(subnet);
       subnets.push(subnet);
@@ -171,14 +172,14 @@ export class RouterInterfaces {
     if (subnets.filter((s) => s.ip_version === 4).length > 1) {
       throw routerError('Cannot have multiple IPv4 subnets on router port');
     }
-    const { view, event } = await this.ports.updateWithin(tx, portId, {
+    const { port: updated, event } = await this.ports.updateWithin(tx, portId, {
       device_id: router.row.id,
       device_owner: ROUTER_INTERFACE_OWNER,
     });
     return {
       info: interfaceInfo(
         router.row.id,
-        view,
+        updated,
         subnets.map((s) => s.id),
       ),
       events: [event],
@@ -187,7 +188,10 @@ export class RouterInterfaces {
 
   private async addSubnet(tx: Tx, ctx: RequestContext, router: RouterRecord, subnetId: string) {
     const { view: subnet, network } = await this.subnets.getVisible(tx, ctx, subnetId);
-    if (!subnet.gateway_ip) throw routerError('Subnet for router interface must have a gateway IP');
+    const gatewayIp = subnet.gateway_ip;
+    if (typeof gatewayIp !== 'string' || !gatewayIp) {
+      throw routerError('Subnet for router interface must have a gateway IP');
+    }
     if (subnet.project_id !== ctx.projectId && !ctx.isAdmin && !sharedWithProject(network, ctx.projectId)) {
       // Shared with this project by RBAC is enough; shared with everyone is not (LP-1757482).
       throw routerError(
@@ -197,19 +201,19 @@ export class RouterInterfaces {
     const row = (await getSubnetRow(tx, subnetId))!;
     checkAddressMode(row);
     await this.checkNoDuplicate(tx, router.row.id, [row]);
-    const fixedIp = { subnet_id: subnetId, ip_address: subnet.gateway_ip as string };
+    const fixedIp = { subnet_id: subnetId, ip_address: gatewayIp };
     if (row.ip_version === 6) {
       // One IPv6 router port per network: a further prefix joins it.
       const existing = (await this.routerPorts(tx, router.row.id)).find(
         (p) => p.device_owner === ROUTER_INTERFACE_OWNER && p.network_id === row.network_id && hasIpv6(p),
       );
       if (existing) {
-        const fixed_ips = [...fixedIpsOf(existing), fixedIp];
-        const { view, event } = await this.ports.updateWithin(tx, existing.id as string, { fixed_ips });
-        return { info: interfaceInfo(router.row.id, view, [subnetId]), events: [event] };
+        const fixed_ips = [...existing.fixed_ips, fixedIp];
+        const { port, event } = await this.ports.updateWithin(tx, existing.id, { fixed_ips });
+        return { info: interfaceInfo(router.row.id, port, [subnetId]), events: [event] };
       }
     }
-    const { view, event } = await this.ports.createWithin(tx, {
+    const { port, event } = await this.ports.createWithin(tx, {
       project_id: router.row.project_id,
       network_id: row.network_id,
       fixed_ips: [fixedIp],
@@ -218,7 +222,7 @@ export class RouterInterfaces {
       device_owner: ROUTER_INTERFACE_OWNER,
       name: '',
     });
-    return { info: interfaceInfo(router.row.id, view, [subnetId]), events: [event] };
+    return { info: interfaceInfo(router.row.id, port, [subnetId]), events: [event] };
   }
 
   /**
@@ -261,7 +265,7 @@ export class RouterInterfaces {
       (p) => p.id === portId && p.device_owner === ROUTER_INTERFACE_OWNER,
     );
     if (!port) throw RouterInterfaceNotFound({ router_id: router.row.id, port_id: portId });
-    const subnetIds = fixedIpsOf(port).map((ip) => ip.subnet_id);
+    const subnetIds = port.fixed_ips.map((ip) => ip.subnet_id);
     if (subnetId && !subnetIds.includes(subnetId))
       throw SubnetMismatchForPort({ port_id: portId, subnet_id: subnetId });
     for (const id of subnetIds) {
@@ -280,17 +284,17 @@ export class RouterInterfaces {
     );
     if (ports.length) await this.confirmNotInUse(tx, router, subnet);
     for (const port of ports) {
-      const fixedIps = fixedIpsOf(port);
+      const fixedIps = port.fixed_ips;
       if (!fixedIps.some((ip) => ip.subnet_id === subnetId)) continue;
       if (fixedIps.length > 1) {
         // A multi-prefix IPv6 port loses the one prefix.
         const fixed_ips = fixedIps.filter((ip) => ip.subnet_id !== subnetId);
-        const { event } = await this.ports.updateWithin(tx, port.id as string, { fixed_ips });
+        const { event } = await this.ports.updateWithin(tx, port.id, { fixed_ips });
         return { info: interfaceInfo(router.row.id, port, [subnetId]), events: [event] };
       }
       return {
         info: interfaceInfo(router.row.id, port, [subnetId]),
-        events: await this.ports.deleteWithin(tx, port.id as string),
+        events: await this.ports.deleteWithin(tx, port.id),
       };
     }
     throw RouterInterfaceNotFoundForSubnet({ router_id: router.row.id, subnet_id: subnetId });

@@ -102,10 +102,8 @@ export class L3AgentScheduler {
         revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),
       });
-      // The drivers read the router (and its pins) again after commit; the view only names it.
-      const current = this.routers.view(record);
+      const current = this.routers.state(await this.routers.getVisible(tx, ctx, routerId));
       const event: ResourceContext = { resource: 'router', operation: 'update', request: ctx, current };
-      deps.drivers.precommit(event);
       return { result: undefined, events: [event] };
     });
   }

@@ -7,6 +7,9 @@
  * Every write that touches a router's ports happens in the router's own transaction, so a failed
  * request leaves neither a stray port nor a router pointing at a missing one.
  */
+import { routerCreate, routerUpdate } from './body.js';
+import { routerState } from '../driver-states.js';
+import type { PortState } from '../../drivers/host.js';
 import { randomUUID } from 'node:crypto';
 import type { RouterState } from '../../drivers/host.js';
 import type { ResourceContext } from '../../drivers/contract.js';
@@ -100,19 +103,7 @@ export class RouterService implements ResourceService {
 
   /** What the drivers read (`DriverHost.reader.router`). */
   state(record: RouterRecord): RouterState {
-    const view = this.view(record);
-    return {
-      id: record.row.id,
-      name: record.row.name,
-      project_id: record.row.project_id,
-      admin_state_up: view.admin_state_up as boolean,
-      external_gateway_info: view.external_gateway_info as RouterState['external_gateway_info'],
-      gw_port_id: record.row.gw_port_id,
-      routes: record.routes,
-      availability_zone_hints: view.availability_zone_hints as string[],
-      l3_agents: record.l3Agents,
-      revision_number: record.row.revision_number,
-    };
+    return routerState(this.view(record), { gw_port_id: record.row.gw_port_id, l3_agents: record.l3Agents });
   }
 
   /** The router if the caller may see it (its own project's, or any for an admin), else RouterNotFound. */
@@ -181,34 +172,39 @@ export class RouterService implements ResourceService {
       const views: View[] = [];
       const events: Events = [];
       for (const item of items) {
+        const body = routerCreate(item);
         const now = timestamp();
         const values: RowValues<'routers'> = {
           id: randomUUID(),
-          project_id: item.project_id as string,
-          name: item.name as string,
+          project_id: body.project_id,
+          name: body.name,
           admin_state_up: item.admin_state_up as boolean,
           status: 'ACTIVE',
           enable_snat: deps.config.network.enable_snat_by_default,
           gw_port_id: null,
           availability_zone_hints: (item.availability_zone_hints as string[] | undefined) ?? [],
-          description: item.description as string,
+          description: body.description,
           revision_number: 0,
           created_at: now,
           updated_at: now,
         };
         const row = await insertRow(deps.store, tx, 'routers', values);
         await addTags(tx, 'router', row.id, (item.tags as string[] | undefined) ?? []);
-        const request = gatewayRequest(item.external_gateway_info);
+        const request = gatewayRequest(body.external_gateway_info);
         const portEvents: Events = [];
         if (request) {
           portEvents.push(...(await this.gateways.apply(tx, ctx, await this.reload(tx, row.id), request)));
           // The gateway port and its binding each bump a new router once in Neutron.
           await updateRow(deps.store, tx, 'routers', row.id, { revision_number: 2 });
         }
-        const current = this.view(await this.reload(tx, row.id));
-        views.push(current);
-        const event: ResourceContext = { resource: 'router', operation: 'create', request: ctx, current };
-        deps.drivers.precommit(event);
+        const record = await this.reload(tx, row.id);
+        views.push(this.view(record));
+        const event: ResourceContext = {
+          resource: 'router',
+          operation: 'create',
+          request: ctx,
+          current: this.state(record),
+        };
         events.push(...portEvents, event);
       }
       return { result: views, events };
@@ -224,24 +220,30 @@ export class RouterService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       const events: Events = [];
       const patch: RowPatch<'routers'> = {};
-      if ('name' in body) patch.name = body.name as string;
-      if ('description' in body) patch.description = body.description as string;
+      const change = routerUpdate(body);
+      if (change.name !== undefined) patch.name = change.name;
+      if (change.description !== undefined) patch.description = change.description;
       if ('admin_state_up' in body) patch.admin_state_up = body.admin_state_up as boolean;
       if (Object.keys(patch).length) await updateRow(deps.store, tx, 'routers', id, patch);
       if ('external_gateway_info' in body) {
-        events.push(...(await this.gateways.apply(tx, ctx, record, gatewayRequest(body.external_gateway_info))));
+        events.push(...(await this.gateways.apply(tx, ctx, record, gatewayRequest(change.external_gateway_info))));
       }
       let routes = record.routes;
-      if ('routes' in body) routes = body.routes as RouterRoute[];
+      if (change.routes !== undefined) routes = change.routes;
       if ('routes' in body || ('external_gateway_info' in body && routes.length > 0)) {
         await this.checkRoutes(tx, record, routes);
         if ('routes' in body) await replaceRoutes(tx, id, dedupe(routes));
       }
       await this.bump(tx, record);
-      const current = this.view(await this.reload(tx, id));
-      const event: ResourceContext = { resource: 'router', operation: 'update', request: ctx, current, original };
-      deps.drivers.precommit(event);
-      return { result: current, events: [...events, event] };
+      const reloaded = await this.reload(tx, id);
+      const event: ResourceContext = {
+        resource: 'router',
+        operation: 'update',
+        request: ctx,
+        current: this.state(reloaded),
+        original: this.state(record),
+      };
+      return { result: this.view(reloaded), events: [...events, event] };
     });
   }
 
@@ -259,8 +261,8 @@ export class RouterService implements ResourceService {
       // Removing the gateway refuses while floating IPs still go through the router.
       const events = await this.gateways.apply(tx, ctx, record, null);
       await deleteRowWithTags(tx, 'routers', id);
-      const event: ResourceContext = { resource: 'router', operation: 'delete', request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = this.state(record);
+      const event: ResourceContext = { resource: 'router', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [...events, event] };
     });
   }
@@ -278,9 +280,8 @@ export class RouterService implements ResourceService {
       deps.authz.enforceRule(ctx, name, this.view(record));
       const { result, events } = await fn(tx, record);
       await this.bump(tx, record);
-      const current = this.view(await this.reload(tx, id));
+      const current = this.state(await this.reload(tx, id));
       const event: ResourceContext = { resource: 'router', operation: 'update', request: ctx, current };
-      deps.drivers.precommit(event);
       return { result, events: [...events, event] };
     });
   }
@@ -322,24 +323,24 @@ export class RouterService implements ResourceService {
     const cidrs: string[] = [];
     const addresses: string[] = [];
     const ids = await routerPortIds(tx, routerId, [ROUTER_INTERFACE_OWNER, ROUTER_GATEWAY_OWNER]);
-    for (const port of await this.ports.viewsWithin(tx, ids)) {
-      for (const ip of port.fixed_ips as { subnet_id: string; ip_address: string }[]) {
+    for (const port of await this.ports.statesWithin(tx, ids)) {
+      for (const ip of port.fixed_ips) {
         const subnet = await getSubnetRow(tx, ip.subnet_id);
         if (subnet) cidrs.push(subnet.cidr);
         addresses.push(ip.ip_address);
       }
       if (port.device_owner === ROUTER_GATEWAY_OWNER) {
-        for (const s of await subnetsOfNetwork(tx, port.network_id as string)) cidrs.push(s.cidr);
+        for (const s of await subnetsOfNetwork(tx, port.network_id)) cidrs.push(s.cidr);
       }
     }
     return { cidrs, addresses };
   }
 
   /** `prevent_l3_port_deletion`: a router's ports go through the router API while the router exists. */
-  private async guardPortDelete(tx: Tx, port: View): Promise<void> {
-    const owner = port.device_owner as string;
+  private async guardPortDelete(tx: Tx, port: PortState): Promise<void> {
+    const owner = port.device_owner;
     if (owner !== ROUTER_INTERFACE_OWNER && owner !== ROUTER_GATEWAY_OWNER) return;
-    if (!(await routerExists(tx, port.device_id as string))) return;
+    if (!(await routerExists(tx, port.device_id))) return;
     throw ServicePortInUse({ port_id: port.id, reason: `has device owner ${owner}` });
   }
 }

@@ -5,6 +5,9 @@
  *
  * Who may see or touch a rule is decided by its group's project, whoever created the rule.
  */
+import { ruleCreate } from './rule-body.js';
+import type { ResourceContext } from '../../drivers/contract.js';
+import { ruleState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -124,32 +127,32 @@ export class SecurityGroupRuleService implements ResourceService {
       await this.refuseDuplicates(tx, groupId, items);
 
       const now = timestamp();
-      const rows: SecurityGroupRuleTable[] = items.map((item) => ({
+      const rows: SecurityGroupRuleTable[] = items.map(ruleCreate).map((rule) => ({
         id: randomUUID(),
-        project_id: item.project_id as string,
+        project_id: rule.project_id,
         security_group_id: groupId,
-        remote_group_id: item.remote_group_id as string | null,
-        direction: item.direction as string,
-        ethertype: item.ethertype as string,
-        protocol: item.protocol as string | null,
-        port_range_min: item.port_range_min as number | null,
-        port_range_max: item.port_range_max as number | null,
-        remote_ip_prefix: item.remote_ip_prefix as string | null,
-        description: item.description as string,
+        remote_group_id: rule.remote_group_id,
+        direction: rule.direction,
+        ethertype: rule.ethertype,
+        protocol: rule.protocol,
+        port_range_min: rule.port_range_min,
+        port_range_max: rule.port_range_max,
+        remote_ip_prefix: rule.remote_ip_prefix,
+        description: rule.description,
         revision_number: 0,
         created_at: now,
         updated_at: now,
       }));
       await insertSecurityGroupRules(tx, rows);
       await bumpSecurityGroupRevision(tx, groupId, rows.length, now);
-      const events = (await loadRuleRecords(tx, rows)).map((record) => ({
-        resource: 'security_group_rule' as const,
-        operation: 'create' as const,
+      const views = (await loadRuleRecords(tx, rows)).map(ruleView);
+      const events = views.map((view): ResourceContext => ({
+        resource: 'security_group_rule',
+        operation: 'create',
         request: ctx,
-        current: ruleView(record),
+        current: ruleState(view),
       }));
-      for (const event of events) deps.drivers.precommit(event);
-      return { result: events.map((e) => e.current), events };
+      return { result: views, events };
     });
   }
 
@@ -232,13 +235,12 @@ export class SecurityGroupRuleService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       await deleteRuleRow(tx, id);
       await bumpSecurityGroupRevision(tx, record.row.security_group_id, 1, timestamp());
-      const event = {
-        resource: 'security_group_rule' as const,
-        operation: 'delete' as const,
+      const event: ResourceContext = {
+        resource: 'security_group_rule',
+        operation: 'delete',
         request: ctx,
-        current: ruleView(record),
+        current: ruleState(ruleView(record)),
       };
-      deps.drivers.precommit(event);
       return { result: undefined, events: [event] };
     });
   }

@@ -7,6 +7,9 @@
  * `rule-service.ts`'s; a group's own rules are written here only when the group is created or
  * deleted.
  */
+import { securityGroupCreate, securityGroupUpdate } from './body.js';
+import type { ResourceContext } from '../../drivers/contract.js';
+import { securityGroupState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
@@ -86,15 +89,16 @@ export class SecurityGroupService implements ResourceService {
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
     // The quota is counted before the project's default group may be created, as Neutron's quota
     // hook does: a new project's first group is allowed even with a quota of one.
-    return bulkCreate(this.deps, ctx, { resource: 'security_group', quota: 'security_group' }, items, {
+    return bulkCreate(this.deps, 'security_group', items, {
       authorize: async (_tx, item) => this.deps.authz.enforceCreate(ctx, this.spec, item),
       create: (tx, item) => this.createOne(tx, ctx, item),
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
-    const projectId = item.project_id as string;
+    const body = securityGroupCreate(item);
+    const projectId = body.project_id;
     await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
     const id = randomUUID();
     const now = timestamp();
@@ -103,9 +107,9 @@ export class SecurityGroupService implements ResourceService {
     await insertRow(deps.store, tx, 'security_groups', {
       id,
       project_id: projectId,
-      name: item.name as string,
-      description: item.description as string,
-      stateful: item.stateful as boolean,
+      name: body.name,
+      description: body.description,
+      stateful: body.stateful,
       // Neutron's first revision is 1: writing the initial rules bumps the new group once.
       revision_number: 1,
       created_at: now,
@@ -113,8 +117,8 @@ export class SecurityGroupService implements ResourceService {
     });
     await insertSecurityGroupRules(tx, rules);
     const view = securityGroupView((await getSecurityGroupRecord(tx, id))!);
-    deps.drivers.precommit({ resource: 'security_group', operation: 'create', request: ctx, current: view });
-    return view;
+    const current = securityGroupState(view);
+    return { view, event: { resource: 'security_group', operation: 'create', request: ctx, current } };
   }
 
   /** The group locked for a write, as the caller sees it, or SecurityGroupNotFound. */
@@ -140,19 +144,19 @@ export class SecurityGroupService implements ResourceService {
       checkRevision(row.revision_number, precondition);
 
       const patch: RowPatch<'security_groups'> = { revision_number: row.revision_number + 1, updated_at: timestamp() };
-      if ('name' in body) patch.name = body.name as string;
-      if ('description' in body) patch.description = body.description as string;
-      if ('stateful' in body) patch.stateful = body.stateful as boolean;
+      const change = securityGroupUpdate(body);
+      if (change.name !== undefined) patch.name = change.name;
+      if (change.description !== undefined) patch.description = change.description;
+      if (change.stateful !== undefined) patch.stateful = change.stateful;
       await updateRow(deps.store, tx, 'security_groups', id, patch);
       const current = securityGroupView((await getSecurityGroupRecord(tx, id))!);
-      const event = {
-        resource: 'security_group' as const,
-        operation: 'update' as const,
+      const event: ResourceContext = {
+        resource: 'security_group',
+        operation: 'update',
         request: ctx,
-        current,
-        original,
+        current: securityGroupState(current),
+        original: securityGroupState(original),
       };
-      deps.drivers.precommit(event);
       return { result: current, events: [event] };
     });
   }
@@ -170,8 +174,8 @@ export class SecurityGroupService implements ResourceService {
       const now = timestamp();
       // Rules elsewhere that allowed traffic from this group go with it; their groups change.
       for (const other of await deleteSecurityGroup(tx, id)) await bumpSecurityGroupRevision(tx, other, 1, now);
-      const event = { resource: 'security_group' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const state = securityGroupState(current);
+      const event: ResourceContext = { resource: 'security_group', operation: 'delete', request: ctx, current: state };
       return { result: undefined, events: [event] };
     });
   }

@@ -4,6 +4,7 @@
  * with bounds on their length. A pool's prefixes only grow; a pool with subnets cannot go. The
  * carving itself is `allocateCidr`, which the subnet service calls inside its transaction.
  */
+import { subnetPoolCreate, subnetPoolUpdate } from './body.js';
 import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../../store/database.js';
 import { TRUE } from '../../store/list.js';
@@ -148,25 +149,26 @@ export class SubnetPoolService implements ResourceService {
   }
 
   private async createOne(tx: Tx, item: Body): Promise<View> {
-    const prefixes = normalizePrefixes(item.prefixes as string[]);
+    const body = subnetPoolCreate(item);
+    const prefixes = normalizePrefixes(body.prefixes);
     const version = versionOf(prefixes);
-    const min = (item.min_prefixlen as number | undefined) ?? BOUNDS[version].min;
-    const max = (item.max_prefixlen as number | undefined) ?? BOUNDS[version].max;
-    const bounds = { min, max, default: (item.default_prefixlen as number | undefined) ?? min };
+    const min = body.min_prefixlen ?? BOUNDS[version].min;
+    const max = body.max_prefixlen ?? BOUNDS[version].max;
+    const bounds = { min, max, default: body.default_prefixlen ?? min };
     checkBounds(version, bounds);
     const now = timestamp();
     const values: RowValues<'subnetpools'> = {
       id: randomUUID(),
-      project_id: item.project_id as string,
-      name: item.name as string,
+      project_id: body.project_id,
+      name: body.name,
       ip_version: version,
       default_prefixlen: bounds.default,
       min_prefixlen: bounds.min,
       max_prefixlen: bounds.max,
-      default_quota: (item.default_quota as number | undefined) ?? null,
+      default_quota: body.default_quota ?? null,
       is_default: item.is_default as boolean,
       shared: item.shared as boolean,
-      description: item.description as string,
+      description: body.description,
       revision_number: 0,
       created_at: now,
       updated_at: now,
@@ -185,8 +187,9 @@ export class SubnetPoolService implements ResourceService {
       deps.authz.enforceUpdate(ctx, this.spec, policyTarget(original, body), body);
       checkRevision(record.row.revision_number, precondition);
       const version = record.row.ip_version as 4 | 6;
-      if ('prefixes' in body) {
-        const prefixes = normalizePrefixes(body.prefixes as string[]);
+      const change = subnetPoolUpdate(body);
+      if (change.prefixes !== undefined) {
+        const prefixes = normalizePrefixes(change.prefixes);
         if (versionOf(prefixes) !== version) throw PrefixVersionMismatch({});
         // Prefixes only grow: every current one must stay covered.
         const lost = record.prefixes.find((p) => !isFree(p, prefixes, []));
@@ -195,9 +198,9 @@ export class SubnetPoolService implements ResourceService {
         await replacePrefixes(tx, id, prefixes);
       }
       const bounds = {
-        min: (body.min_prefixlen as number | undefined) ?? record.row.min_prefixlen,
-        max: (body.max_prefixlen as number | undefined) ?? record.row.max_prefixlen,
-        default: (body.default_prefixlen as number | undefined) ?? record.row.default_prefixlen,
+        min: change.min_prefixlen ?? record.row.min_prefixlen,
+        max: change.max_prefixlen ?? record.row.max_prefixlen,
+        default: change.default_prefixlen ?? record.row.default_prefixlen,
       };
       checkBounds(version, bounds);
       const patch: RowPatch<'subnetpools'> = {
@@ -205,9 +208,9 @@ export class SubnetPoolService implements ResourceService {
         min_prefixlen: bounds.min,
         max_prefixlen: bounds.max,
       };
-      if ('name' in body) patch.name = body.name as string;
-      if ('description' in body) patch.description = body.description as string;
-      if ('default_quota' in body) patch.default_quota = body.default_quota as number;
+      if (change.name !== undefined) patch.name = change.name;
+      if (change.description !== undefined) patch.description = change.description;
+      if (change.default_quota !== undefined) patch.default_quota = change.default_quota;
       if ('is_default' in body) patch.is_default = body.is_default as boolean;
       await updateRow(deps.store, tx, 'subnetpools', id, {
         ...patch,

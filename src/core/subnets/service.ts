@@ -4,6 +4,9 @@
  * of service ports and auto-address subnets, refusing others). A subnet write also bumps its
  * network's revision, as in Neutron.
  */
+import { subnetCreate, subnetUpdate, type SubnetCreate } from './body.js';
+import type { ResourceContext } from '../../drivers/contract.js';
+import { subnetState } from '../driver-states.js';
 import { randomUUID } from 'node:crypto';
 import type { PolicyTarget } from '../authorizer.js';
 import type { RequestContext } from '../context.js';
@@ -190,44 +193,52 @@ export class SubnetService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, ctx, { resource: 'subnet', quota: 'subnet' }, items, {
+    return bulkCreate(this.deps, 'subnet', items, {
       authorize: async (tx, item) => {
-        const network = await getNetworkAccess(tx, item.network_id as string);
-        if (!network) throw NetworkNotFound({ net_id: item.network_id });
+        const body = subnetCreate(item);
+        const network = await getNetworkAccess(tx, body.network_id);
+        if (!network) throw NetworkNotFound({ net_id: body.network_id });
         this.deps.authz.enforceCreate(ctx, this.spec, this.target(item, network, ctx));
-        return network;
+        return { body, network };
       },
-      create: (tx, item, network) => this.createOne(tx, ctx, item, network),
+      create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
   }
 
-  private async createOne(tx: Tx, ctx: RequestContext, item: Body, network: NetworkAccess): Promise<View> {
+  private async createOne(
+    tx: Tx,
+    ctx: RequestContext,
+    item: Body,
+    body: SubnetCreate,
+    network: NetworkAccess,
+  ): Promise<{ view: View; event: ResourceContext }> {
     const { deps } = this;
-    const hasCidr = item.cidr !== undefined && item.cidr !== null;
-    if (hasCidr && item.prefixlen !== undefined) {
+    const hasCidr = body.cidr !== undefined && body.cidr !== null;
+    if (hasCidr && body.prefixlen !== undefined) {
       throw BadRequest({ resource: 'subnets', msg: 'cidr and prefixlen must not be supplied together' });
     }
-    const poolId = (item.subnetpool_id as string | null | undefined) ?? null;
+    const poolId = body.subnetpool_id ?? null;
     if (!hasCidr && !poolId)
       throw BadRequest({ resource: 'subnets', msg: 'a subnetpool must be specified in the absence of a cidr' });
-    const ipVersion = item.ip_version as number;
-    const given = hasCidr ? canonicalCidr(item.cidr as string) : undefined;
+    const ipVersion = body.ip_version;
+    const given = body.cidr ? canonicalCidr(body.cidr) : undefined;
     const cidr = poolId
       ? await this.pools.allocateCidr(tx, ctx, poolId, {
           ipVersion,
           cidr: given,
-          prefixlen: item.prefixlen as number | undefined,
+          prefixlen: body.prefixlen,
         })
       : given!;
     const request = {
       ip_version: ipVersion,
       cidr,
-      gateway_ip: item.gateway_ip as string | null | undefined,
-      enable_dhcp: item.enable_dhcp as boolean,
+      gateway_ip: body.gateway_ip,
+      enable_dhcp: body.enable_dhcp,
+      // As the attribute map passed it (see body.ts).
       dns_nameservers: item.dns_nameservers as string[] | undefined,
-      host_routes: item.host_routes as { destination: string; nexthop: string }[] | undefined,
-      ipv6_ra_mode: item.ipv6_ra_mode as string | undefined,
-      ipv6_address_mode: item.ipv6_address_mode as string | undefined,
+      host_routes: body.host_routes,
+      ipv6_ra_mode: body.ipv6_ra_mode,
+      ipv6_address_mode: body.ipv6_address_mode,
     };
     validateSubnet(request, deps.config.network);
 
@@ -244,10 +255,10 @@ export class SubnetService implements ResourceService {
     // Neutron returns a new subnet's pools sorted (an update keeps the order given).
     // An empty list means the default pools too (the IPAM driver generates them).
     const pools =
-      item.allocation_pools === undefined || (item.allocation_pools as PoolText[]).length === 0
+      body.allocation_pools === undefined || body.allocation_pools.length === 0
         ? generatePools(net, gateway)
-        : validatePools(item.allocation_pools as PoolText[], net).sort((a, b) => (a.first < b.first ? -1 : 1));
-    if (item.allocation_pools !== undefined && gateway !== null)
+        : validatePools(body.allocation_pools, net).sort((a, b) => (a.first < b.first ? -1 : 1));
+    if (body.allocation_pools !== undefined && gateway !== null)
       checkGatewayOutOfPools(ipVersion as 4 | 6, gateway, pools);
     // Only the default gateway gets here invalid (a /31's network+1 is its broadcast address).
     if (gateway !== null && gatewayInvalidInSubnet(net, gateway)) {
@@ -268,9 +279,9 @@ export class SubnetService implements ResourceService {
     const now = timestamp();
     const values: RowValues<'subnets'> = {
       id: randomUUID(),
-      project_id: item.project_id as string,
+      project_id: body.project_id,
       network_id: networkRow.id,
-      name: item.name as string,
+      name: body.name,
       ip_version: ipVersion,
       cidr,
       subnetpool_id: poolId,
@@ -284,7 +295,7 @@ export class SubnetService implements ResourceService {
       service_types: [...((item.service_types as string[] | undefined) ?? [])].sort(),
       dns_publish_fixed_ip: item.dns_publish_fixed_ip as boolean,
       position: await nextSubnetPosition(tx, networkRow.id),
-      description: item.description as string,
+      description: body.description,
       revision_number: 0,
       created_at: now,
       updated_at: now,
@@ -294,8 +305,7 @@ export class SubnetService implements ResourceService {
     const ipam = toIpamSubnet(row);
     if (isAutoAddressSubnet(ipam)) await this.addAutoAddresses(tx, ipam, now);
     const view = this.view({ row, tags: [], external: isExternal(network) });
-    deps.drivers.precommit({ resource: 'subnet', operation: 'create', request: ctx, current: view });
-    return view;
+    return { view, event: { resource: 'subnet', operation: 'create', request: ctx, current: subnetState(view) } };
   }
 
   /** A new auto-address subnet gives every port on the network (but router interfaces) its EUI-64 address. */
@@ -328,15 +338,16 @@ export class SubnetService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       const { row } = record;
       const net = parseNetwork(row.cidr)!;
+      const change = subnetUpdate(body);
       validateSubnet(
         {
           id,
           ip_version: row.ip_version,
           cidr: row.cidr,
-          gateway_ip: body.gateway_ip as string | null | undefined,
-          enable_dhcp: body.enable_dhcp as boolean | undefined,
+          gateway_ip: change.gateway_ip,
+          enable_dhcp: change.enable_dhcp,
           dns_nameservers: body.dns_nameservers as string[] | undefined,
-          host_routes: body.host_routes as { destination: string; nexthop: string }[] | undefined,
+          host_routes: change.host_routes,
         },
         deps.config.network,
         {
@@ -346,7 +357,10 @@ export class SubnetService implements ResourceService {
         },
       );
       const patch: RowPatch<'subnets'> = {};
-      for (const key of ['name', 'description'] as const) if (key in body) patch[key] = body[key] as string;
+      for (const key of ['name', 'description'] as const) {
+        const value = change[key];
+        if (value !== undefined) patch[key] = value;
+      }
       for (const key of ['enable_dhcp', 'dns_publish_fixed_ip'] as const) {
         if (key in body) patch[key] = body[key] as boolean;
       }
@@ -354,15 +368,15 @@ export class SubnetService implements ResourceService {
         if (key in body) patch[key] = (body[key] as readonly unknown[] | null) ?? [];
       }
       let gateway = row.gateway_ip === null ? null : parseIp(row.gateway_ip)!.value;
-      if ('gateway_ip' in body) {
-        const wanted = body.gateway_ip === null ? null : parseIp(body.gateway_ip as string)!.value;
+      if (change.gateway_ip !== undefined) {
+        const wanted = change.gateway_ip === null ? null : parseIp(change.gateway_ip)!.value;
         if (wanted !== gateway && row.gateway_ip !== null) await this.checkGatewayNotInUse(tx, row);
         gateway = wanted;
         patch.gateway_ip = gateway === null ? null : formatIp(net.version, gateway);
       }
       let pools = toIpamSubnet(row).pools;
-      if ('allocation_pools' in body) {
-        pools = validatePools((body.allocation_pools as PoolText[] | null) ?? [], net);
+      if (change.allocation_pools !== undefined) {
+        pools = validatePools(change.allocation_pools ?? [], net);
         patch.allocation_pools = pools.map((p) => formatRange(net.version, p));
       }
       if (gateway !== null && ('gateway_ip' in body || 'allocation_pools' in body)) {
@@ -376,8 +390,13 @@ export class SubnetService implements ResourceService {
       });
       await bumpNetworkRevision(tx, row.network_id, now);
       const current = this.view({ ...record, row: (await getSubnetRow(tx, id))! });
-      const event = { resource: 'subnet' as const, operation: 'update' as const, request: ctx, current, original };
-      deps.drivers.precommit(event);
+      const event: ResourceContext = {
+        resource: 'subnet',
+        operation: 'update',
+        request: ctx,
+        current: subnetState(current),
+        original: subnetState(original),
+      };
       return { result: current, events: [event] };
     });
   }
@@ -411,8 +430,12 @@ export class SubnetService implements ResourceService {
       await deleteAllocations(tx, id, releasable);
       await deleteRowWithTags(tx, 'subnets', id);
       await bumpNetworkRevision(tx, record.row.network_id, timestamp());
-      const event = { resource: 'subnet' as const, operation: 'delete' as const, request: ctx, current };
-      deps.drivers.precommit(event);
+      const event: ResourceContext = {
+        resource: 'subnet',
+        operation: 'delete',
+        request: ctx,
+        current: subnetState(current),
+      };
       return { result: undefined, events: [event] };
     });
   }

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
 import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext, VirtualPortHolder } from '../contract.js';
-import type { DriverHost, FloatingIpState, PortState, SubnetState } from '../host.js';
+import type { DriverHost, FloatingIpState, PortState } from '../host.js';
 import { RouterGateways } from './gateways.js';
 import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
@@ -235,10 +235,12 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   private reconcile = (key: ResourceKey) => this.sync.reconcile(key);
 
-  private async afterWrite({ resource, operation, current, original }: ResourceContext): Promise<void> {
-    const id = current.id as string;
-    switch (resource) {
-      case 'network':
+  private async afterWrite(context: ResourceContext): Promise<void> {
+    const { operation } = context;
+    switch (context.resource) {
+      case 'network': {
+        const { current, original } = context;
+        const id = current.id;
         await this.reconcile(keyOf('network', id));
         if (operation === 'create') await this.host.ensureMetadataPort(id);
         if (operation === 'update' && original && original.mtu !== current.mtu) {
@@ -248,11 +250,12 @@ export class OvnMechanismDriver implements MechanismDriver {
           if (metadata) await this.reconcile(keyOf('port', metadata.id));
         }
         return;
+      }
       case 'subnet': {
-        const subnet = current as unknown as SubnetState;
+        const subnet = context.current;
         // The metadata port follows the network's DHCP subnets first: its address is the DHCP server's.
         if (operation !== 'delete' || subnet.ip_version === 4) await this.host.ensureMetadataPort(subnet.network_id);
-        await this.reconcile(keyOf('subnet', id));
+        await this.reconcile(keyOf('subnet', subnet.id));
         // A subnet write bumps its network's revision, which the switch carries.
         await this.reconcile(keyOf('network', subnet.network_id));
         if (operation === 'delete') {
@@ -263,31 +266,25 @@ export class OvnMechanismDriver implements MechanismDriver {
         return;
       }
       case 'port': {
-        const port = current as unknown as PortState;
-        if (operation === 'delete') await this.reconcile(keyOf('port', id));
+        const { current: port, original } = context;
+        if (operation === 'delete') await this.reconcile(keyOf('port', port.id));
         else await this.sync.reconcilePortFrom(port);
-        await this.afterRouterPortWrite(port, original as PortState | undefined);
-        await this.afterAddressPairsWrite(port, original as PortState | undefined, operation);
+        await this.afterRouterPortWrite(port, original);
+        await this.afterAddressPairsWrite(port, original, operation);
         if (isMetadataPort(port)) {
-          const subnets = new Set(
-            [...port.fixed_ips, ...((original?.fixed_ips as PortState['fixed_ips']) ?? [])].map((ip) => ip.subnet_id),
-          );
+          const subnets = new Set([...port.fixed_ips, ...(original?.fixed_ips ?? [])].map((ip) => ip.subnet_id));
           for (const subnet of subnets) await this.reconcile(keyOf('subnet', subnet));
         }
         return;
       }
       case 'security_group':
-        return void (await this.reconcile(keyOf('security_group', id)));
+        return void (await this.reconcile(keyOf('security_group', context.current.id)));
       case 'security_group_rule':
-        return void (await this.reconcile(keyOf('security_group', current.security_group_id as string)));
+        return void (await this.reconcile(keyOf('security_group', context.current.security_group_id)));
       case 'router':
-        return void (await this.reconcile(keyOf('router', id)));
+        return void (await this.reconcile(keyOf('router', context.current.id)));
       case 'floatingip':
-        return this.afterFloatingIpWrite(
-          current as unknown as FloatingIpState,
-          original as FloatingIpState | undefined,
-          operation,
-        );
+        return this.afterFloatingIpWrite(context.current, context.original, operation);
     }
   }
 
@@ -356,7 +353,7 @@ export class OvnMechanismDriver implements MechanismDriver {
     return this.virtualPorts.holders();
   }
 
-  bindPort(port: Record<string, unknown>): PortBinding | undefined {
+  bindPort(port: PortState): PortBinding | undefined {
     return this.chassis.bindPort(port);
   }
 

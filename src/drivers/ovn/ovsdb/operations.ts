@@ -164,6 +164,7 @@ export const op: OperationBuilder = {
 
 /** The same builder, typed by a table map: `const nb = operationsFor<NbTables>()`. */
 export function operationsFor<T extends TableRowTypes>(): OperationBuilder<T> {
+  // One untyped builder serves every schema; the table map only narrows what callers may name.
   return op as unknown as OperationBuilder<T>;
 }
 

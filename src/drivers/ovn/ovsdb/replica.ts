@@ -185,6 +185,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     }
     this.tables = fresh;
     this.indexes.clear(); // rebuilt lazily; cheaper than patching after a full swap
+    // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
     return changes as unknown as RowChange<T>[];
   }
 
@@ -212,6 +213,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
       else if (!row) changes.push({ table: table.name, uuid, kind: 'delete', old });
       else changes.push({ table: table.name, uuid, kind: 'modify', row, old });
     });
+    // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
     return changes as unknown as RowChange<T>[];
   }
 

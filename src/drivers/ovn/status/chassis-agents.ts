@@ -5,6 +5,7 @@
  * what the agents API changes (descriptions, deleted chassis) and the NB ping.
  */
 import type { AgentProvider, PortBinding } from '../../contract.js';
+import type { PortState } from '../../host.js';
 import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
 import type { GatewayCandidate } from '../gateway-scheduler.js';
 import type {
@@ -50,9 +51,9 @@ export class ChassisAgents {
    * `bind_port`: a normal VNIC on a host that runs a live ovn-controller (the chassis' hostname or
    * name) binds as `ovs`; anything else is not ours (ML2 then reports `binding_failed`).
    */
-  bindPort(port: Record<string, unknown>): PortBinding | undefined {
-    const host = port['binding:host_id'] as string;
-    if ((port['binding:vnic_type'] ?? 'normal') !== 'normal') return undefined;
+  bindPort(port: PortState): PortBinding | undefined {
+    const host = port['binding:host_id'];
+    if (port['binding:vnic_type'] !== 'normal') return undefined;
     const found = this.pairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
     if (!found || !agentView(found.chassis, found.private, this.liveness()).alive) return undefined;
     return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
@@ -79,7 +80,7 @@ export class ChassisAgents {
     listAgents: async () => {
       await this.ping();
       const liveness = this.liveness();
-      return this.pairs().map((p) => agentView(p.chassis, p.private, liveness) as unknown as Record<string, unknown>);
+      return this.pairs().map((p) => ({ ...agentView(p.chassis, p.private, liveness) }));
     },
     describeAgent: async (id, description) => {
       const found = this.pairs().find((p) => p.private.name === id);
