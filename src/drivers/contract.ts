@@ -103,7 +103,8 @@ export class DriverManager {
   /** Virtual ports held right now, from every driver that knows. */
   virtualPortHolders(): Map<string, VirtualPortHolder> {
     const held = new Map<string, VirtualPortHolder>();
-    for (const driver of this.drivers) for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
+    for (const driver of this.drivers)
+      for (const [id, holder] of driver.virtualPortHolders?.() ?? []) held.set(id, holder);
     return held;
   }
 

@@ -20,9 +20,10 @@ const STATEMENT_CACHE_SIZE = 512;
  */
 function withFastRows(statement: Database.Statement): Database.Statement {
   const columns = statement.columns().map((c) => c.name);
-  const makeRow = new Function('r', `return {${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`) as (
-    raw: unknown[],
-  ) => Record<string, unknown>;
+  const makeRow = new Function(
+    'r',
+    `return {${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`,
+  ) as (raw: unknown[]) => Record<string, unknown>;
   const raw = statement.raw(true);
   const rawAll = raw.all.bind(raw);
   const rawGet = raw.get.bind(raw);
