@@ -127,6 +127,12 @@ describe('allocateForNewPort with requests', () => {
     assert.match(only!.ip_address, /^10\.0\.1\.[3-6]$/);
   });
 
+  it('a subnet alone on a SLAAC subnet means its EUI-64 address, not a chosen one', async () => {
+    assert.deepEqual(await allocateForNewPort([V4, SLAAC], [{ subnet_id: 'slaac' }], vm, book()), [
+      { subnet_id: 'slaac', ip_address: SLAAC_IP },
+    ]);
+  });
+
   it('an address outside the pools but inside the subnet is allowed (Neutron does too)', async () => {
     const narrow = { ...V4, pools: [{ first: V4.pools[0]!.first, last: V4.pools[0]!.first }] };
     assert.deepEqual(await allocateForNewPort([narrow], [{ ip_address: '10.0.0.6' }], vm, book()), [
