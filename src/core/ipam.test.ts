@@ -34,7 +34,8 @@ function subnet(
   options: { gateway?: string | null; pools?: PoolText[]; mode?: string } = {},
 ): IpamSubnet {
   const network = net(cidr);
-  const gateway = options.gateway === undefined ? defaultGateway(network) : options.gateway && ip(options.gateway);
+  const gateway =
+    options.gateway === undefined ? defaultGateway(network) : options.gateway === null ? null : ip(options.gateway);
   return {
     id: 'subnet-1',
     networkId: 'net-1',

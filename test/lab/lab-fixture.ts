@@ -2,7 +2,7 @@
  * What the lab tests share: one lab per test file (up in `before`, down in `after`, even when a
  * test failed), logical switches made with plain ovn-nbctl, and real traffic between namespaces
  * (ping, TCP and UDP with socat) that waits for conditions rather than for fixed delays.
- * Needs root; the suite is skipped with a reason otherwise.
+ * Needs root; without it a developer's run skips the suites with a reason and CI's fails them.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,13 +17,27 @@ import type { Client } from '../fixtures/api.js';
 /** Generous: these guard against hangs on a loaded 2-core CI machine, they do not measure anything. */
 export const DEADLINE_MS = 30_000;
 
-export const notRoot = process.getuid?.() !== 0 ? 'lab tests need root (network namespaces)' : false;
+const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI);
+const isRoot = process.getuid?.() === 0;
+
+/**
+ * The skip reason of the lab suites, or false. A developer without root skips them; CI never does:
+ * there (CI=true, as root) a lab that cannot start fails its tests, since a skipped lab suite would
+ * leave CI green without a packet sent.
+ */
+export const notRoot = !isRoot && !inCi ? 'lab tests need root (network namespaces)' : false;
+
+/** Fails the suite (in its `before`) when it runs without root, which only CI does: see `notRoot`. */
+export function requireRoot(): void {
+  if (!isRoot) throw new Error('the lab tests need root (network namespaces), and CI must run them as root');
+}
 
 /** Starts a lab before the file's tests and removes it after them; `lab()` is the handle. */
 export function useLab(options: LabUpOptions & { name: string }): { lab: () => Lab; scratch: () => string } {
   let current: Lab | undefined;
   let dir: string | undefined;
   before(async () => {
+    requireRoot();
     await downLab({ name: options.name }); // a leftover from an interrupted run
     current = await upLab(options);
     dir = mkdtempSync(join(tmpdir(), `octonet-${options.name}-`));
