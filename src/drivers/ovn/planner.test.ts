@@ -317,6 +317,15 @@ describe('planSubnetDhcp and planNetworkDhcpCleanup', () => {
     );
   });
 
+  it('a port’s row of the subnet is not taken for the subnet’s own', () => {
+    const fake = new FakeNb();
+    fake.seed('DHCP_Options', { cidr: '10.0.0.0/24', external_ids: { subnet_id: 'sub-1', port_id: 'p1' } });
+    const plan = planSubnetDhcp(fake.nb(), 'sub-1', dhcpSpec('sub-1'));
+    assert.equal(plan.outcome, 'created');
+    converge(fake, plan, () => planSubnetDhcp(fake.nb(), 'sub-1', dhcpSpec('sub-1')));
+    assert.equal(fake.all('DHCP_Options').length, 2);
+  });
+
   it('a network cleanup deletes every DHCP row of that network and no other', () => {
     const fake = new FakeNb();
     fake.seed('DHCP_Options', { cidr: 'a', external_ids: { subnet_id: 's1', 'neutron:network_id': NET } });
@@ -416,6 +425,19 @@ describe('planPort', () => {
     assert.equal(lsp().dhcpv4_options, subnetRow);
   });
 
+  it('extra DHCP options added to an existing port: the LSP update points at the row inserted with it', () => {
+    const { fake } = world();
+    fake.transact(planPort(fake.nb(), 'port-1', SWITCH, rows(), subnetDhcp(fake)).ops);
+    const withOwn = rows(
+      { dhcpOptions: [{ ...dhcpSpec('sub-1'), external_ids: { subnet_id: 'sub-1', port_id: 'port-1' } }] },
+      { dhcpv4_options: { kind: 'port', subnetId: 'sub-1', portId: 'port-1' } },
+    );
+    const plan = planPort(fake.nb(), 'port-1', SWITCH, withOwn, subnetDhcp(fake));
+    assert.deepEqual(plan.ops.map(opText), ['insert DHCP_Options', 'update Logical_Switch_Port']);
+    converge(fake, plan, () => planPort(fake.nb(), 'port-1', SWITCH, withOwn, subnetDhcp(fake)));
+    assert.equal(fake.nb().switchPort('port-1')!.dhcpv4_options, fake.nb().portDhcp('port-1')[0]!._uuid);
+  });
+
   it('a later revision in the NB wins; a delete removes the LSP and its own rows', () => {
     const { fake } = world();
     const withOwn: PortRows = rows(
@@ -490,6 +512,7 @@ describe('planPortGroup', () => {
       acls.some((a) => a._uuid === ip4),
       'the changed ACL is updated, not replaced',
     );
+    assert.deepEqual(fake.all('Port_Group')[0]!.external_ids, desired.external_ids);
   });
 
   it('members: given, they are made exact; undefined, they are left to the ports', () => {
@@ -552,5 +575,7 @@ describe('mergeMutations', () => {
       { ...add('pg', 'a'), mutations: [['ports', 'insert', ['a', 'b']]] },
     ]);
     assert.deepEqual(mergeMutations([]), []);
+    const bump = (n: number): Operation => ({ ...add('pg', 'x'), mutations: [['tag', '+=', n]] });
+    assert.deepEqual(mergeMutations([bump(1), bump(2)]), [bump(1), bump(2)], 'only set inserts and deletes fold');
   });
 });
