@@ -15,6 +15,7 @@ import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { useApi } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 const SEED = Number(process.env.OCTONET_FUZZ_SEED ?? 20261122);
 /** Requests per route and method. */
@@ -695,7 +696,7 @@ describe('fuzz: malformed and random requests at every route (sqlite)', () => {
             if (answer.status >= 400) {
               if (after !== state) problems.push(`a refused request wrote: ${what}`);
               if (method !== 'HEAD') {
-                let parsed: any;
+                let parsed: Json;
                 try {
                   parsed = JSON.parse(answer.text);
                 } catch {

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { OvnMechanismDriver } from '../../src/drivers/ovn/driver.js';
 import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
+import type { Json } from '../fixtures/json.js';
 
 const pg = (sg: string) => `pg_${sg.replace(/-/g, '_')}`;
 
@@ -23,10 +24,10 @@ for (const backend of BACKENDS) {
       ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnetId && !r.external_ids.port_id)!;
     const group = (name: string) => ovn.nbRows('Port_Group').find((r) => r.name === name);
 
-    let net: any;
-    let subnet: any;
-    let port: any;
-    let metadata: any;
+    let net: Json;
+    let subnet: Json;
+    let port: Json;
+    let metadata: Json;
 
     it('a network becomes a Logical_Switch named neutron-<id> with its revision', async () => {
       const r = await member().post('/v2.0/networks', { network: { name: 'n1' } });
@@ -163,7 +164,7 @@ for (const backend of BACKENDS) {
 
     it('a full pass right after finds nothing to change', async () => {
       await driver().settled();
-      const report = await (driver() as any).sync.fullSync();
+      const report = await (driver() as Json).sync.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
       assert.ok(report.unchanged > 0);
     });
@@ -184,9 +185,9 @@ for (const backend of BACKENDS) {
     const ovn = useOvnCentral();
     const api = useApi(backend, { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
     const driver = () => api.server.drivers[0] as OvnMechanismDriver;
-    let net: any;
-    let subnet: any;
-    let port: any;
+    let net: Json;
+    let subnet: Json;
+    let port: Json;
     const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
 
     it('sets up a network, a subnet and a port', async () => {
@@ -269,7 +270,7 @@ for (const backend of BACKENDS) {
         assert.ok(ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop'));
       });
       await driver().settled();
-      const report = await (driver() as any).sync.fullSync();
+      const report = await (driver() as Json).sync.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
     });
 
@@ -303,16 +304,16 @@ describe('OVN virtual ports: a VIP listed in other ports’ allowed address pair
   const ovn = useOvnCentral();
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
   const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
-  let net: any;
-  let vip: any;
-  let amphora1: any;
-  let amphora2: any;
+  let net: Json;
+  let vip: Json;
+  let amphora1: Json;
+  let amphora2: Json;
 
   /** The full pass computes the parents from its snapshot: it must agree with the write path. */
   const fullPassChangesNothing = async () => {
     const driver = api.server.drivers[0] as OvnMechanismDriver;
     await driver.settled();
-    const report = await (driver as any).sync.fullSync();
+    const report = await (driver as Json).sync.fullSync();
     assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
   };
 
