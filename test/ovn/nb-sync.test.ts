@@ -7,7 +7,6 @@ import { describe, it } from 'node:test';
 import type { OvnMechanismDriver } from '../../src/drivers/ovn/driver.js';
 import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
-import type { Json } from '../fixtures/json.js';
 
 const pg = (sg: string) => `pg_${sg.replace(/-/g, '_')}`;
 
@@ -24,10 +23,10 @@ for (const backend of BACKENDS) {
       ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnetId && !r.external_ids.port_id)!;
     const group = (name: string) => ovn.nbRows('Port_Group').find((r) => r.name === name);
 
-    let net: Json;
-    let subnet: Json;
-    let port: Json;
-    let metadata: Json;
+    let net: any;
+    let subnet: any;
+    let port: any;
+    let metadata: any;
 
     it('a network becomes a Logical_Switch named neutron-<id> with its revision', async () => {
       const r = await member().post('/v2.0/networks', { network: { name: 'n1' } });
@@ -164,7 +163,7 @@ for (const backend of BACKENDS) {
 
     it('a full pass right after finds nothing to change', async () => {
       await driver().settled();
-      const report = await (driver() as Json).sync.fullSync();
+      const report = await (driver() as any).sync.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
       assert.ok(report.unchanged > 0);
     });
@@ -185,9 +184,9 @@ for (const backend of BACKENDS) {
     const ovn = useOvnCentral();
     const api = useApi(backend, { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
     const driver = () => api.server.drivers[0] as OvnMechanismDriver;
-    let net: Json;
-    let subnet: Json;
-    let port: Json;
+    let net: any;
+    let subnet: any;
+    let port: any;
     const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
 
     it('sets up a network, a subnet and a port', async () => {
@@ -270,7 +269,7 @@ for (const backend of BACKENDS) {
         assert.ok(ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop'));
       });
       await driver().settled();
-      const report = await (driver() as Json).sync.fullSync();
+      const report = await (driver() as any).sync.fullSync();
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
     });
 
@@ -304,16 +303,16 @@ describe('OVN virtual ports: a VIP listed in other ports’ allowed address pair
   const ovn = useOvnCentral();
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
   const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
-  let net: Json;
-  let vip: Json;
-  let amphora1: Json;
-  let amphora2: Json;
+  let net: any;
+  let vip: any;
+  let amphora1: any;
+  let amphora2: any;
 
   /** The full pass computes the parents from its snapshot: it must agree with the write path. */
   const fullPassChangesNothing = async () => {
     const driver = api.server.drivers[0] as OvnMechanismDriver;
     await driver.settled();
-    const report = await (driver as Json).sync.fullSync();
+    const report = await (driver as any).sync.fullSync();
     assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
   };
 
