@@ -72,10 +72,6 @@ function pssKiB(pid: number): number {
   }
 }
 
-export function isAlive(pid: number): boolean {
-  return statFields(pid) !== undefined;
-}
-
 function childrenByParent(): Map<number, number[]> {
   const byParent = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {

@@ -37,11 +37,6 @@ export interface FailoverRun {
   newActive?: string;
 }
 
-export interface FailoverResult {
-  runs: FailoverRun[];
-  failures: string[];
-}
-
 const WAIT_MS = 30_000;
 const GATEWAYS = ['node2', 'node3'];
 

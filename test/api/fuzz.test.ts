@@ -16,6 +16,7 @@ import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BACKENDS, useApi } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 const SEED = Number(process.env.OCTONET_FUZZ_SEED ?? 20261122);
 /** Requests per route and method. */
@@ -715,7 +716,7 @@ for (const backend of BACKENDS)
               if (answer.status >= 400) {
                 if (after !== state) problems.push(`a refused request wrote: ${what}`);
                 if (method !== 'HEAD') {
-                  let parsed: any;
+                  let parsed: Json;
                   try {
                     parsed = JSON.parse(answer.text);
                   } catch {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIp } from '../../src/core/ip.js';
 import { BACKENDS, newProjectId, useApi, type Client, type Response } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 const URL = '/v2.0/network-ip-availabilities';
 
@@ -30,7 +31,7 @@ for (const backend of BACKENDS) {
       return r.body.network;
     }
 
-    async function createSubnet(client: Client, body: Record<string, unknown>): Promise<any> {
+    async function createSubnet(client: Client, body: Record<string, unknown>): Promise<Json> {
       const r = await client.post('/v2.0/subnets', { subnet: body });
       assert.equal(r.status, 201, r.text);
       return r.body.subnet;
@@ -175,7 +176,7 @@ for (const backend of BACKENDS) {
       });
       assert.equal(port.status, 201, port.text);
       // Service ports (DHCP, metadata) may hold addresses too: count what the network's ports hold.
-      const ports = (await api.admin.get(`/v2.0/ports?network_id=${net.id}`)).body.ports as any[];
+      const ports = (await api.admin.get(`/v2.0/ports?network_id=${net.id}`)).body.ports as Json[];
       const usedOn = (subnetId: string) =>
         ports.flatMap((p) => p.fixed_ips).filter((ip: { subnet_id: string }) => ip.subnet_id === subnetId).length;
       const v6Total = poolTotal(v6.allocation_pools);
@@ -185,7 +186,7 @@ for (const backend of BACKENDS) {
       assert.equal(r.status, 200, r.text);
       const body = r.body.network_ip_availability;
       assert.deepEqual(
-        body.subnet_ip_availability.map((s: any) => [s.subnet_id, s.ip_version, s.cidr, s.subnet_name, s.used_ips]),
+        body.subnet_ip_availability.map((s: Json) => [s.subnet_id, s.ip_version, s.cidr, s.subnet_name, s.used_ips]),
         [
           [v4.id, 4, '10.20.0.0/24', 'v4', usedOn(v4.id)],
           [v6.id, 6, 'fd00:20::/64', 'v6', usedOn(v6.id)],
@@ -200,7 +201,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(ids(await api.admin.get(`${URL}?network_id=${net.id}&ip_version=6`)), [net.id]);
       const v6Only = await api.admin.get(`${URL}?network_id=${net.id}&ip_version=6`);
       assert.deepEqual(
-        v6Only.body.network_ip_availabilities[0].subnet_ip_availability.map((s: any) => s.subnet_id),
+        v6Only.body.network_ip_availabilities[0].subnet_ip_availability.map((s: Json) => s.subnet_id),
         [v6.id],
       );
     });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Response } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 /** Neutron master's defaults, in its key order (ML2/OVN with the L3 plugin, no trunk plugin). */
 const DEFAULTS = {
@@ -192,7 +193,7 @@ for (const backend of BACKENDS) {
       assert.equal(unrecognized.status, 400);
       assert.match(unrecognized.body.NeutronError.message, /^Unrecognized attribute\(s\) '/);
       assert.equal(
-        (await api.admin.get('/v2.0/quotas')).body.quotas.some((q: any) => q.project_id === project),
+        (await api.admin.get('/v2.0/quotas')).body.quotas.some((q: Json) => q.project_id === project),
         false,
       );
     });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 for (const backend of BACKENDS) {
   describe(`RBAC policies (${backend})`, () => {
@@ -15,7 +16,7 @@ for (const backend of BACKENDS) {
     let a: Client;
     let b: Client;
     let c: Client;
-    let net: any;
+    let net: Json;
 
     before(async () => {
       a = api.as({ project: A });
@@ -30,7 +31,7 @@ for (const backend of BACKENDS) {
         rbac_policy: { object_type: 'network', object_id: net.id, action: 'access_as_shared', ...body },
       });
 
-    let toB: any;
+    let toB: Json;
 
     it('the owner shares its network with one project: that project sees it as shared, others do not', async () => {
       const r = await share(a, { target_tenant: B });
@@ -57,14 +58,14 @@ for (const backend of BACKENDS) {
 
     it('policies are visible to their project and to admins only', async () => {
       assert.deepEqual(
-        (await a.get('/v2.0/rbac-policies')).body.rbac_policies.map((p: any) => p.id),
+        (await a.get('/v2.0/rbac-policies')).body.rbac_policies.map((p: Json) => p.id),
         [toB.id],
       );
       assert.deepEqual((await b.get('/v2.0/rbac-policies')).body.rbac_policies, []);
       assert.equal((await b.get(`/v2.0/rbac-policies/${toB.id}`)).status, 404);
       const admin = await api.admin.get(`/v2.0/rbac-policies?object_id=${net.id}&target_tenant=${B}`);
       assert.deepEqual(
-        admin.body.rbac_policies.map((p: any) => p.id),
+        admin.body.rbac_policies.map((p: Json) => p.id),
         [toB.id],
       );
     });

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 const ROUTER_KEYS = [
   'id',
@@ -54,12 +55,12 @@ for (const backend of BACKENDS) {
     const B = newProjectId();
     let a: Client;
     let b: Client;
-    let ext: any;
-    let extSubnet: any;
-    let net: any;
-    let subnet: any;
-    let router: any;
-    let vm: any;
+    let ext: Json;
+    let extSubnet: Json;
+    let net: Json;
+    let subnet: Json;
+    let router: Json;
+    let vm: Json;
 
     before(async () => {
       a = api.as({ project: A });
@@ -306,11 +307,11 @@ for (const backend of BACKENDS) {
       assert.equal(r2.status, 200, r2.text);
       assert.equal(r2.body.port_id, r1.body.port_id);
       const port = (await a.get(`/v2.0/ports/${r1.body.port_id}`)).body.port;
-      assert.deepEqual(port.fixed_ips.map((f: any) => f.ip_address).sort(), ['2001:db8:1::', '2001:db8:2::']);
+      assert.deepEqual(port.fixed_ips.map((f: Json) => f.ip_address).sort(), ['2001:db8:1::', '2001:db8:2::']);
       const off = await a.put(`/v2.0/routers/${router.id}/remove_router_interface`, { subnet_id: s2.id });
       assert.equal(off.status, 200, off.text);
       assert.deepEqual(
-        (await a.get(`/v2.0/ports/${r1.body.port_id}`)).body.port.fixed_ips.map((f: any) => f.subnet_id),
+        (await a.get(`/v2.0/ports/${r1.body.port_id}`)).body.port.fixed_ips.map((f: Json) => f.subnet_id),
         [s1.id],
       );
       assert.equal(
@@ -320,7 +321,7 @@ for (const backend of BACKENDS) {
       assert.equal((await a.get(`/v2.0/ports/${r1.body.port_id}`)).status, 404);
     });
 
-    let fip: any;
+    let fip: Json;
 
     it('a floating IP is created DOWN, unassociated, from the external subnet', async () => {
       const notExternal = await a.post('/v2.0/floatingips', { floatingip: { floating_network_id: net.id } });
@@ -413,7 +414,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(del.body.NeutronError, {
         type: 'RouterInUse',
         message: `Router ${router.id} has ports still attached: ${ports
-          .map((p: any) => p.id)
+          .map((p: Json) => p.id)
           .sort()
           .join(', ')}`,
         detail: '',

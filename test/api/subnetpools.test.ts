@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 for (const backend of BACKENDS) {
   describe(`subnet pools (${backend})`, () => {
@@ -14,8 +15,8 @@ for (const backend of BACKENDS) {
     const B = newProjectId();
     let a: Client;
     let b: Client;
-    let pool: any;
-    let net: any;
+    let pool: Json;
+    let net: Json;
 
     before(async () => {
       a = api.as({ project: A });
@@ -85,7 +86,7 @@ for (const backend of BACKENDS) {
         tooShort.body.NeutronError.message,
         'Unable to allocate subnet with prefix length 20, minimum allowed prefix is 24.',
       );
-      const listed = (await a.get(`/v2.0/subnets?subnetpool_id=${pool.id}`)).body.subnets.map((s: any) => s.cidr);
+      const listed = (await a.get(`/v2.0/subnets?subnetpool_id=${pool.id}`)).body.subnets.map((s: Json) => s.cidr);
       assert.deepEqual(listed.sort(), ['10.10.0.0/26', '10.10.1.0/24', '10.10.7.0/24']);
       const v6 = await subnet({ subnetpool_id: pool.id, ip_version: 6 });
       assert.equal(v6.status, 400);
@@ -125,7 +126,7 @@ for (const backend of BACKENDS) {
       assert.equal(inUse.body.NeutronError.type, 'SubnetPoolInUse');
       assert.equal((await a.put(`/v2.0/subnetpools/${pool.id}/tags/red`)).status, 201);
       assert.deepEqual(
-        (await a.get(`/v2.0/subnetpools?tags=red`)).body.subnetpools.map((p: any) => p.id),
+        (await a.get(`/v2.0/subnetpools?tags=red`)).body.subnetpools.map((p: Json) => p.id),
         [pool.id],
       );
     });
@@ -138,7 +139,7 @@ for (const backend of BACKENDS) {
         })
       ).body.subnetpool;
       assert.deepEqual(
-        (await b.get('/v2.0/subnetpools')).body.subnetpools.map((p: any) => p.id),
+        (await b.get('/v2.0/subnetpools')).body.subnetpools.map((p: Json) => p.id),
         [shared.id],
       );
       const bnet = (await b.post('/v2.0/networks', { network: { name: 'bn' } })).body.network;

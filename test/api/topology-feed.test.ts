@@ -6,14 +6,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 for (const backend of BACKENDS) {
   describe(`topology feed (${backend})`, () => {
     const api = useApi(backend);
     const project = newProjectId();
     let member: Client;
-    let vip: any;
-    let amphora: any;
+    let vip: Json;
+    let amphora: Json;
 
     const created = async (client: Client, path: string, body: unknown) => {
       const r = await client.post(path, body);
@@ -64,7 +65,7 @@ for (const backend of BACKENDS) {
           floating_ips: [],
         },
       ]);
-      assert.ok(r.body.networks.some((n: any) => n.id === vip.network_id && n.subnets[0] === '10.5.0.0/24'));
+      assert.ok(r.body.networks.some((n: Json) => n.id === vip.network_id && n.subnets[0] === '10.5.0.0/24'));
     });
 
     it('shows a project its own VIPs without hosts, and other projects nothing', async () => {

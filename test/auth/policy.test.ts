@@ -22,6 +22,7 @@ import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import { useKeystone, withToken, type TokenClient } from '../fixtures/keystone.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
+import type { Json } from '../fixtures/json.js';
 
 type Caller = 'adminA' | 'memberA' | 'readerA' | 'memberB' | 'memberC' | 'service';
 const CALLERS: readonly Caller[] = ['adminA', 'memberA', 'readerA', 'memberB', 'memberC', 'service'];
@@ -32,19 +33,19 @@ type Answer = number | readonly [number, string, string?];
 const deny = (rule: string): Answer => [403, 'PolicyNotAuthorized', `${rule} is disallowed by policy`];
 
 interface Resources {
-  netA: any;
-  subnetA: any;
-  portA: any;
-  sgA: any;
-  ruleA: any;
-  netProvider: any;
-  netShared: any;
-  subnetShared: any;
-  rbacShared: any;
-  netExternal: any;
-  subnetExternal: any;
-  rbacExternal: any;
-  portOfBOnShared: any;
+  netA: Json;
+  subnetA: Json;
+  portA: Json;
+  sgA: Json;
+  ruleA: Json;
+  netProvider: Json;
+  netShared: Json;
+  subnetShared: Json;
+  rbacShared: Json;
+  netExternal: Json;
+  subnetExternal: Json;
+  rbacExternal: Json;
+  portOfBOnShared: Json;
 }
 
 describe('policy with Keystone tokens', () => {
@@ -53,7 +54,7 @@ describe('policy with Keystone tokens', () => {
   const as = {} as Record<Caller, TokenClient>;
   const r = {} as Resources;
 
-  async function created(client: TokenClient, path: string, key: string, body: object): Promise<any> {
+  async function created(client: TokenClient, path: string, key: string, body: object): Promise<Json> {
     const response = await client.post(path, { [key]: body });
     assert.equal(response.status, 201, `${path}: ${response.text}`);
     return response.body[key];
@@ -113,7 +114,7 @@ describe('policy with Keystone tokens', () => {
     assert.equal((await memberA.put(`/v2.0/networks/${r.netA.id}/tags/blue`)).status, 201);
   });
 
-  async function check(caller: Caller, method: string, path: string, body: unknown, want: Answer): Promise<any> {
+  async function check(caller: Caller, method: string, path: string, body: unknown, want: Answer): Promise<Json> {
     const client = as[caller];
     const response =
       method === 'GET'
@@ -249,7 +250,7 @@ describe('policy with Keystone tokens', () => {
     });
 
     it("project B sees A's network shared with it and the one offered to it as external, nothing else", async () => {
-      const names = (await as.memberB.get('/v2.0/networks')).body.networks.map((n: any) => n.name).sort();
+      const names = (await as.memberB.get('/v2.0/networks')).body.networks.map((n: Json) => n.name).sort();
       assert.ok(names.includes('net-shared-with-b') && names.includes('net-external-for-b'), names.join());
       assert.ok(!names.includes('net-a') && !names.includes('net-provider'), names.join());
       const shared = await check('memberB', 'GET', `/v2.0/networks/${r.netShared.id}`, undefined, 200);
@@ -261,7 +262,7 @@ describe('policy with Keystone tokens', () => {
       const own = await check('memberA', 'GET', `/v2.0/networks/${r.netShared.id}`, undefined, 200);
       assert.equal(own.network.shared, false);
       // Shared with B and offered to B: not to C.
-      const seenByC = (await as.memberC.get('/v2.0/networks')).body.networks.map((n: any) => n.id);
+      const seenByC = (await as.memberC.get('/v2.0/networks')).body.networks.map((n: Json) => n.id);
       assert.ok(!seenByC.includes(r.netShared.id) && !seenByC.includes(r.netExternal.id));
       for (const net of [r.netShared, r.netExternal]) {
         await check('memberC', 'GET', `/v2.0/networks/${net.id}`, undefined, [404, 'NetworkNotFound']);
@@ -321,7 +322,7 @@ describe('policy with Keystone tokens', () => {
       const shared = await check('memberB', 'GET', `/v2.0/subnets/${r.subnetShared.id}`, undefined, 200);
       assert.equal(shared.subnet['router:external'], false);
       await check('memberB', 'GET', `/v2.0/subnets/${r.subnetExternal.id}`, undefined, [404, 'SubnetNotFound']);
-      const ids = (await as.memberB.get('/v2.0/subnets')).body.subnets.map((s: any) => s.id);
+      const ids = (await as.memberB.get('/v2.0/subnets')).body.subnets.map((s: Json) => s.id);
       assert.deepEqual(ids, [r.subnetShared.id]);
       await check(
         'memberB',
@@ -468,7 +469,7 @@ describe('policy with Keystone tokens', () => {
       const port = r.portOfBOnShared.id;
       await check('memberA', 'GET', `/v2.0/ports/${port}`, undefined, 200);
       await check('memberA', 'PUT', `/v2.0/ports/${port}`, { port: { name: 'x' } }, deny('rule:update_port'));
-      const listedByA = (await as.memberA.get(`/v2.0/ports?network_id=${net}`)).body.ports.map((p: any) => p.id);
+      const listedByA = (await as.memberA.get(`/v2.0/ports?network_id=${net}`)).body.ports.map((p: Json) => p.id);
       assert.ok(listedByA.includes(port));
       // B's ports on A's network are not A's reader's to delete, but its member's.
       await check('readerA', 'DELETE', `/v2.0/ports/${port}`, undefined, deny('rule:delete_port'));
@@ -608,7 +609,7 @@ describe('policy with Keystone tokens', () => {
     );
     it("policies are listed to their project's readers: A's two (one made by its admin), none to B", async () => {
       for (const caller of ['memberA', 'readerA', 'adminA'] as const) {
-        const ids = (await as[caller].get('/v2.0/rbac-policies')).body.rbac_policies.map((p: any) => p.id);
+        const ids = (await as[caller].get('/v2.0/rbac-policies')).body.rbac_policies.map((p: Json) => p.id);
         assert.ok(ids.includes(r.rbacShared.id) && ids.includes(r.rbacExternal.id), caller);
       }
       assert.deepEqual((await as.memberB.get('/v2.0/rbac-policies')).body.rbac_policies, []);
@@ -731,7 +732,7 @@ describe('policy with Keystone tokens', () => {
         assert.deepEqual(body.network_ip_availabilities, [], caller);
       }
       const byService = await check('service', 'GET', '/v2.0/network-ip-availabilities', undefined, 200);
-      assert.ok(byService.network_ip_availabilities.some((n: any) => n.network_id === r.netA.id));
+      assert.ok(byService.network_ip_availabilities.some((n: Json) => n.network_id === r.netA.id));
     });
   });
 });

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import { OpenstackCli } from '../fixtures/openstack-cli.js';
+import type { Json } from '../fixtures/json.js';
 
 describe('openstack CLI: routers and floating IPs', { concurrency: 1 }, () => {
   const api = useApi('sqlite');
@@ -82,8 +83,8 @@ describe('openstack CLI: routers and floating IPs', { concurrency: 1 }, () => {
     await cli.ok(['router', 'add', 'port', 'r1', 'mgmt-router-port']);
     const interfaces = (await api.admin.get(`/v2.0/ports?device_id=${r1.id}&device_owner=network:router_interface`))
       .body.ports;
-    assert.deepEqual(interfaces.map((p: any) => p.fixed_ips[0].ip_address).sort(), ['10.20.0.1', '10.24.1.89']);
-    assert.ok(interfaces.some((p: any) => p.id === portId));
+    assert.deepEqual(interfaces.map((p: Json) => p.fixed_ips[0].ip_address).sort(), ['10.20.0.1', '10.24.1.89']);
+    assert.ok(interfaces.some((p: Json) => p.id === portId));
   });
 
   it('router set --route and subnet set --host-route (the link-router pattern)', async () => {
@@ -105,7 +106,7 @@ describe('openstack CLI: routers and floating IPs', { concurrency: 1 }, () => {
     assert.equal(associated.port_id, vmPortId);
     assert.equal(associated.router_id, (await router('r1')).id);
     const listed = await cli.json(['floating', 'ip', 'list']);
-    assert.equal(listed.find((f: any) => f.ID === fip.id)?.Port, vmPortId);
+    assert.equal(listed.find((f: Json) => f.ID === fip.id)?.Port, vmPortId);
     await cli.ok(['floating', 'ip', 'unset', '--port', '203.0.113.77']);
     assert.equal((await api.admin.get(`/v2.0/floatingips/${fip.id}`)).body.floatingip.port_id, null);
     await cli.ok(['floating', 'ip', 'delete', '203.0.113.77']);

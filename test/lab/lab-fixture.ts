@@ -2,7 +2,7 @@
  * What the lab tests share: one lab per test file (up in `before`, down in `after`, even when a
  * test failed), logical switches made with plain ovn-nbctl, and real traffic between namespaces
  * (ping, TCP and UDP with socat) that waits for conditions rather than for fixed delays.
- * Needs root; the suite is skipped with a reason otherwise.
+ * Needs root; without it a developer's run skips the suites with a reason and CI's fails them.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,17 +13,32 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { downLab, upLab, type Lab, type LabUpOptions } from '../../src/lab/index.js';
 import type { Client } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 
 /** Generous: these guard against hangs on a loaded 2-core CI machine, they do not measure anything. */
 export const DEADLINE_MS = 30_000;
 
-export const notRoot = process.getuid?.() !== 0 ? 'lab tests need root (network namespaces)' : false;
+const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI);
+const isRoot = process.getuid?.() === 0;
+
+/**
+ * The skip reason of the lab suites, or false. A developer without root skips them; CI never does:
+ * there (CI=true, as root) a lab that cannot start fails its tests, since a skipped lab suite would
+ * leave CI green without a packet sent.
+ */
+export const notRoot = !isRoot && !inCi ? 'lab tests need root (network namespaces)' : false;
+
+/** Fails the suite (in its `before`) when it runs without root, which only CI does: see `notRoot`. */
+export function requireRoot(): void {
+  if (!isRoot) throw new Error('the lab tests need root (network namespaces), and CI must run them as root');
+}
 
 /** Starts a lab before the file's tests and removes it after them; `lab()` is the handle. */
 export function useLab(options: LabUpOptions & { name: string }): { lab: () => Lab; scratch: () => string } {
   let current: Lab | undefined;
   let dir: string | undefined;
   before(async () => {
+    requireRoot();
     await downLab({ name: options.name }); // a leftover from an interrupted run
     current = await upLab(options);
     dir = mkdtempSync(join(tmpdir(), `octonet-${options.name}-`));
@@ -220,7 +235,7 @@ export async function captureWhile(
 export const OUTSIDE_ADDRESS = '198.51.100.100';
 
 /** POSTs as the client and returns the body; anything but 201/200 fails the test with the answer. */
-export async function created(client: Client, path: string, body: unknown): Promise<any> {
+export async function created(client: Client, path: string, body: unknown): Promise<Json> {
   const r = await client.post(path, body);
   assert.ok(r.status === 201 || r.status === 200, `${path}: ${r.status} ${r.text}`);
   return r.body;
@@ -231,7 +246,7 @@ export async function created(client: Client, path: string, body: unknown): Prom
  * its gateway, no DHCP, addresses .10–.90 for router gateways and floating IPs (the rest stay free
  * for addresses a test chooses).
  */
-export async function createOutsideNetwork(admin: Client): Promise<{ network: any; subnet: any }> {
+export async function createOutsideNetwork(admin: Client): Promise<{ network: Json; subnet: Json }> {
   const { network } = await created(admin, '/v2.0/networks', {
     network: {
       name: 'public',

@@ -16,7 +16,7 @@ import { LabAlreadyUpError, downLab, openLab, upLab, type LabStatus } from '../.
 import { listNamespaces } from '../../src/lab/netns.js';
 import { processesMentioning } from '../../src/lab/processes.js';
 import { labLayout } from '../../src/lab/topology.js';
-import { DEADLINE_MS, check, createSwitch, notRoot, pollUntil, portUp } from './lab-fixture.js';
+import { DEADLINE_MS, check, createSwitch, notRoot, pollUntil, portUp, requireRoot } from './lab-fixture.js';
 
 const NAME = 'test-lifecycle';
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,6 +67,7 @@ function fakeOvnController(script: string): string {
 describe('lab: life cycle and command line', { skip: notRoot, concurrency: 1 }, () => {
   const fakes: string[] = [];
   before(async () => {
+    requireRoot();
     await downLab({ name: NAME });
     await upLab({ name: NAME, nodes: 1 });
   });

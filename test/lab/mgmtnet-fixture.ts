@@ -19,6 +19,7 @@ import { applySpec, type ApplyReport } from '../../src/mgmtnet/reconcile.js';
 import { validateSpec, type MgmtNetSpec } from '../../src/mgmtnet/spec.js';
 import type { Client } from '../fixtures/api.js';
 import { check, created, pollUntil } from './lab-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 /** The issue's minimal spec for `nodes`, with `extra` merged into `spec`. */
 export function mgmtSpec(topology: string, nodes: string[], extra: Record<string, unknown> = {}): MgmtNetSpec {
@@ -33,11 +34,11 @@ export function mgmtSpec(topology: string, nodes: string[], extra: Record<string
 export interface Provisioned {
   report: ApplyReport;
   /** lb-mgmt-net: where amphorae are plugged. */
-  network: any;
-  subnet: any;
+  network: Json;
+  subnet: Json;
   amphoraGroupId: string;
   /** Per node name, its port (on lb-mgmt-net, or on the provider network for link-router). */
-  ports: Map<string, any>;
+  ports: Map<string, Json>;
 }
 
 /** `mgmt-net apply`: the reconcile against the test's API; fails the test if the pass failed. */
@@ -48,7 +49,7 @@ export async function applyMgmtSpec(admin: Client, spec: MgmtNetSpec): Promise<P
   const network = (await admin.get(`/v2.0/networks/${ids.network}`)).body.network;
   const subnetId = ids.subnets['mgmt-subnet-v4'] ?? ids.subnets['mgmt-subnet-v6'];
   const subnet = (await admin.get(`/v2.0/subnets/${subnetId}`)).body.subnet;
-  const ports = new Map<string, any>();
+  const ports = new Map<string, Json>();
   for (const node of report.nodes) {
     if (node.portId) ports.set(node.name, (await admin.get(`/v2.0/ports/${node.portId}`)).body.port);
   }
@@ -83,7 +84,7 @@ export async function agentReady(lab: Lab, apiUrl: string, spec: MgmtNetSpec, no
 }
 
 /** A port's address, the first of its fixed IPs. */
-export const ipOf = (port: any): string => port.fixed_ips[0].ip_address;
+export const ipOf = (port: Json): string => port.fixed_ips[0].ip_address;
 
 /**
  * An "amphora": a namespace plugged into a port on lb-mgmt-net with the amphora security group, on
@@ -95,7 +96,7 @@ export async function plugAmphora(
   made: Provisioned,
   node: string,
   name: string,
-): Promise<any> {
+): Promise<Json> {
   const port = (
     await created(admin, '/v2.0/ports', {
       port: {

@@ -28,6 +28,7 @@ import {
   plugAmphora,
   type Provisioned,
 } from './mgmtnet-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 const CONTROLLERS = ['node1', 'node2'];
 /** The controllers' provider subnet: on physnet1 beside the lab's outside network, its own L2 range. */
@@ -42,7 +43,7 @@ describe('octonet on the lab: the management network through a link router', { s
   const node = (name: string) => lab().nodeCommand(name, []);
   const amphora = () => lab().vmCommand('amphora', []);
   let made: Provisioned;
-  let amphoraPort: any;
+  let amphoraPort: Json;
   const hmAddress = (name: string) => ipOf(made.ports.get(name));
   const heartbeatKey = randomBytes(16).toString('hex');
 

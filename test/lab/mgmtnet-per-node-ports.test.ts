@@ -33,6 +33,7 @@ import {
   plugAmphora,
   type Provisioned,
 } from './mgmtnet-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 const CONTROLLERS = ['node1', 'node2'];
 
@@ -43,7 +44,7 @@ describe('octonet on the lab: the management network, one port per controller no
   const node = (name: string) => lab().nodeCommand(name, []);
   const amphora = () => lab().vmCommand('amphora', []);
   let made: Provisioned;
-  let amphoraPort: any;
+  let amphoraPort: Json;
   let mtu: number;
   const hmAddress = (name: string) => ipOf(made.ports.get(name));
   const heartbeatKey = randomBytes(16).toString('hex');
@@ -84,7 +85,7 @@ describe('octonet on the lab: the management network, one port per controller no
       assert.equal(link.address, port.mac_address);
       assert.equal(link.mtu, mtu);
       assert.deepEqual(
-        link.addr_info.filter((a: any) => a.scope === 'global').map((a: any) => `${a.local}/${a.prefixlen}`),
+        link.addr_info.filter((a: Json) => a.scope === 'global').map((a: Json) => `${a.local}/${a.prefixlen}`),
         [`${ipOf(port)}/16`],
       );
       const routes = await check(lab(), [...node(name), 'ip', 'route', 'show', 'dev', 'o-hm0']);

@@ -23,6 +23,7 @@ import {
   plugAmphora,
   type Provisioned,
 } from './mgmtnet-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 const CONTROLLERS = ['node1', 'node2'];
 const V4 = '172.24.0.0/16';
@@ -38,9 +39,9 @@ describe('octonet on the lab: the management network on a VLAN provider network,
   const node = (name: string) => lab().nodeCommand(name, []);
   const amphora = () => lab().vmCommand('amphora', []);
   let made: Provisioned;
-  let amphoraPort: any;
-  const addressOf = (port: any, family: 4 | 6): string =>
-    port.fixed_ips.map((f: any) => f.ip_address).find((ip: string) => ip.includes(':') === (family === 6));
+  let amphoraPort: Json;
+  const addressOf = (port: Json, family: 4 | 6): string =>
+    port.fixed_ips.map((f: Json) => f.ip_address).find((ip: string) => ip.includes(':') === (family === 6));
   const heartbeatKey = randomBytes(16).toString('hex');
 
   before(async () => {
@@ -71,12 +72,12 @@ describe('octonet on the lab: the management network on a VLAN provider network,
       const report = await agentReady(lab(), api.url, spec, name);
       assert.equal(report.port!.fixedIps.length, 2);
       const [link] = JSON.parse(await check(lab(), [...node(name), 'ip', '-j', 'addr', 'show', 'dev', 'o-hm0']));
-      const global = link.addr_info.filter((a: any) => a.scope === 'global');
+      const global = link.addr_info.filter((a: Json) => a.scope === 'global');
       assert.deepEqual(
-        global.map((a: any) => `${a.local}/${a.prefixlen}`).sort(),
+        global.map((a: Json) => `${a.local}/${a.prefixlen}`).sort(),
         [`${addressOf(made.ports.get(name), 4)}/16`, `${addressOf(made.ports.get(name), 6)}/64`].sort(),
       );
-      assert.ok(!global.some((a: any) => a.tentative), 'the IPv6 address is usable at once (nodad)');
+      assert.ok(!global.some((a: Json) => a.tentative), 'the IPv6 address is usable at once (nodad)');
       const acceptRa = await check(lab(), [...node(name), 'sysctl', '-n', 'net.ipv6.conf.o-hm0.accept_ra']);
       assert.equal(acceptRa.trim(), '0');
       const routes = await check(lab(), [...node(name), 'ip', '-6', 'route', 'show', 'dev', 'o-hm0']);

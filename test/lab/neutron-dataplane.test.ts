@@ -18,14 +18,15 @@ import {
   pollUntil,
   useLab,
 } from './lab-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 describe('octonet on the lab: Neutron networks carry real packets', { skip: notRoot }, () => {
   const { lab, scratch } = useLab({ name: 'oct-dp', nodes: 2 });
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: lab().nb, sb_connection: lab().sb } }) });
   const vm = (name: string) => lab().vmCommand(name, []);
-  let net: any;
-  let group: any;
-  const ports: Record<string, any> = {};
+  let net: Json;
+  let group: Json;
+  const ports: Record<string, Json> = {};
 
   const createPort = async (name: string, node: string, extra: Record<string, unknown> = {}) => {
     const r = await api.admin.post('/v2.0/ports', {

@@ -24,6 +24,7 @@ import {
   pollUntil,
   useLab,
 } from './lab-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () => {
   const { lab, scratch } = useLab({ name: 'oct-rt', nodes: 3, gateways: ['node2', 'node3'] });
@@ -34,11 +35,11 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
   });
   const vm = (name: string) => lab().vmCommand(name, []);
   const outside = () => lab().outsideCommand([]);
-  let external: any;
-  let externalSubnet: any;
-  const nets: Record<string, { net: any; subnet: any }> = {};
-  const ports: Record<string, any> = {};
-  let router: any;
+  let external: Json;
+  let externalSubnet: Json;
+  const nets: Record<string, { net: Json; subnet: Json }> = {};
+  const ports: Record<string, Json> = {};
+  let router: Json;
 
   const post = (path: string, body: unknown) => created(api.admin, path, body);
   const put = async (path: string, body: unknown) => {
@@ -71,7 +72,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
     await lab().createVm({ node: 'node1', port: port.id, name });
     return port;
   };
-  const ipOf = (port: any) => port.fixed_ips[0].ip_address as string;
+  const ipOf = (port: Json) => port.fixed_ips[0].ip_address as string;
   /** What address a TCP connection from `from` arrives with at the outside. */
   const sourceSeenOutside = async (from: string[]): Promise<string> => {
     const server = lab().exec(
@@ -271,7 +272,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
     const after = await hosting();
     assert.deepEqual(after.map((a) => a.ID).sort(), [active.ID, standby.ID].sort());
     assert.equal(after.find((a) => a['HA State'] === 'active')?.ID, standby.ID);
-    const routed = (await api.admin.get(`/v2.0/agents/${standby.ID}/l3-routers`)).body.routers as any[];
+    const routed = (await api.admin.get(`/v2.0/agents/${standby.ID}/l3-routers`)).body.routers as Json[];
     assert.ok(routed.some((r) => r.id === router.id));
     // (openstacksdk does not look at the status of this call, so the conflict is checked over HTTP.)
     const twice = await api.admin.post(`/v2.0/agents/${active.ID}/l3-routers`, { router_id: router.id });
@@ -288,7 +289,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
       async () => (await lab().exec([...outside(), 'ping', '-c', '1', '-W', '1', address])).code === 0,
       'FIP ping',
     );
-    const agents = (await api.admin.get(`/v2.0/routers/${router.id}/l3-agents`)).body.agents as any[];
+    const agents = (await api.admin.get(`/v2.0/routers/${router.id}/l3-agents`)).body.agents as Json[];
     const active = agents.find((a) => a.ha_state === 'active');
     assert.ok(active, JSON.stringify(agents));
     await lab().killNode(active.host);
@@ -296,7 +297,7 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
       async () => (await lab().exec([...outside(), 'ping', '-c', '1', '-W', '1', address])).code === 0,
       'FIP after failover',
     );
-    const after = (await api.admin.get(`/v2.0/routers/${router.id}/l3-agents`)).body.agents as any[];
+    const after = (await api.admin.get(`/v2.0/routers/${router.id}/l3-agents`)).body.agents as Json[];
     assert.notEqual(after.find((a) => a.ha_state === 'active')?.host, active.host);
   });
 });

@@ -19,6 +19,7 @@ import type { Keepalived, Lab, VrrpOptions } from '../../src/lab/index.js';
 import { Prober } from '../../bench/routers/prober.js';
 import { useApi } from '../fixtures/api.js';
 import { DEADLINE_MS, check, createOutsideNetwork, created, notRoot, pollUntil, useLab } from './lab-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 const VIP = '10.9.0.10';
 const AMPHORA_ADDRESS: Record<string, string> = { amphora1: '10.9.0.21', amphora2: '10.9.0.22', amphora3: '10.9.0.23' };
@@ -54,12 +55,12 @@ for (const mode of ['virtual-port', 'learned-mac'] as const) {
       });
       const vm = (name: string) => lab().vmCommand(name, []);
       const keepalived: Record<string, Keepalived> = {};
-      let network: any;
-      let group: any;
-      let vip: any;
-      let fip: any;
+      let network: Json;
+      let group: Json;
+      let vip: Json;
+      let fip: Json;
       let prober: Prober | undefined;
-      const amphorae: Record<string, { port: any; node: string }> = {};
+      const amphorae: Record<string, { port: Json; node: string }> = {};
 
       const post = (path: string, body: unknown) => created(api.admin, path, body);
       const natRows = () =>
@@ -223,7 +224,7 @@ for (const mode of ['virtual-port', 'learned-mac'] as const) {
 
         // The topology feed says where the VIP lives now: which amphora, on which node.
         const feed = (await api.admin.get('/topology.json')).body;
-        const entry = feed.load_balancer_vips.find((v: any) => v.port_id === vip.id);
+        const entry = feed.load_balancer_vips.find((v: Json) => v.port_id === vip.id);
         assert.deepEqual(entry.held_by, {
           port_id: amphorae[second]!.port.id,
           name: amphorae[second]!.port.name,
@@ -232,7 +233,7 @@ for (const mode of ['virtual-port', 'learned-mac'] as const) {
         assert.equal(entry.host, amphorae[second]!.node);
         assert.deepEqual(entry.floating_ips, [fip.floating_ip_address]);
         assert.deepEqual(
-          entry.amphorae.map((a: any) => a.port_id).sort(),
+          entry.amphorae.map((a: Json) => a.port_id).sort(),
           [amphorae.amphora1!.port.id, amphorae.amphora2!.port.id].sort(),
         );
         // Another project sees none of it, and nobody but admins sees hosts.

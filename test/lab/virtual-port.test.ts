@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import { check, createOutsideNetwork, created, notRoot, pollUntil, useLab } from './lab-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 const VIP = '10.9.0.10';
 
@@ -20,9 +21,9 @@ describe('octonet on the lab: a floating IP on a virtual (VIP) port', { skip: no
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: lab().nb, sb_connection: lab().sb } }) });
   const vm = (name: string) => lab().vmCommand(name, []);
   const outside = () => lab().outsideCommand([]);
-  let vip: any;
-  let fip: any;
-  const amphorae: Record<string, any> = {};
+  let vip: Json;
+  let fip: Json;
+  const amphorae: Record<string, Json> = {};
 
   const post = (path: string, body: unknown) => created(api.admin, path, body);
   /** The floating IP's NAT row (logical port, external and internal address), as an operator reads it. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
+import type { Json } from '../fixtures/json.js';
 
 for (const backend of BACKENDS) {
   describe(`OVN agents and binding (${backend})`, () => {
@@ -25,7 +26,7 @@ for (const backend of BACKENDS) {
     const agents = async () => {
       const r = await api.admin.get('/v2.0/agents');
       assert.equal(r.status, 200);
-      return r.body.agents as any[];
+      return r.body.agents as Json[];
     };
 
     it('lists each chassis as an OVN Controller (Gateway) agent, as ML2/OVN shows them', async () => {

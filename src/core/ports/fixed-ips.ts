@@ -273,6 +273,9 @@ export async function changeFixedIps(
   const releasingBook: AddressBook = {
     ...book,
     isTaken: async (ip) => !releasing.has(ip) && (await book.isTaken(ip)),
+    allocatedOnSubnet: async (id) =>
+      new Set([...(await book.allocatedOnSubnet(id))].filter((ip) => !releasing.has(ip))),
+    countAllocated: async (id) => (await book.countAllocated(id)) - remove.filter((a) => a.subnet_id === id).length,
   };
   const add = await allocate(wanted, port, releasingBook);
   return { keep, add, remove };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
 import { eventually } from '../../fixtures/ovn-central.js';
+import type { Json } from '../../fixtures/json.js';
 
 function octonet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -79,9 +80,9 @@ describe('octonet mgmt-net (CLI subprocess)', () => {
     const status = await octonet(['mgmt-net', 'status', '-f', spec, '--os-url', api.url, '--json']);
     assert.equal(status.code, 0, status.stderr);
     const parsed = JSON.parse(status.stdout);
-    assert.equal(parsed.conditions.find((c: any) => c.type === 'Ready').status, 'True');
+    assert.equal(parsed.conditions.find((c: Json) => c.type === 'Ready').status, 'True');
     assert.deepEqual(
-      parsed.nodes.map((n: any) => n.name),
+      parsed.nodes.map((n: Json) => n.name),
       ['node1', 'node2'],
     );
     assert.equal(parsed.octavia.health_manager.controller_ip_port_list.length, 2);

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
 import { applySpec, deleteSpec } from '../../../src/mgmtnet/reconcile.js';
 import { clientFor, makeSpec } from '../fixtures.js';
+import type { Json } from '../../fixtures/json.js';
 
 describe('mgmt-net delete (octonet)', () => {
   const api = useApi('sqlite');
@@ -18,7 +19,7 @@ describe('mgmt-net delete (octonet)', () => {
       const list = (await api.admin.get(`/v2.0/${collection}?tags=octonet-mgmt-net:${name}`)).body[
         collection.replace(/-/g, '_')
       ];
-      out.push(...list.map((o: any) => `${collection}/${o.name}`));
+      out.push(...list.map((o: Json) => `${collection}/${o.name}`));
     }
     return out;
   };

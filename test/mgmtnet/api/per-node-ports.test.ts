@@ -10,6 +10,7 @@ import { useApi } from '../../fixtures/api.js';
 import { applySpec } from '../../../src/mgmtnet/reconcile.js';
 import { SpecError } from '../../../src/mgmtnet/spec.js';
 import { clientFor, makeSpec } from '../fixtures.js';
+import type { Json } from '../../fixtures/json.js';
 
 const TAG = 'octonet-mgmt-net:lb-mgmt';
 
@@ -27,7 +28,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
   const owned = async (collection: string, name = 'lb-mgmt') =>
     (await api.admin.get(`/v2.0/${collection}?tags=octonet-mgmt-net:${name}`)).body[
       collection.replace(/-/g, '_')
-    ] as any[];
+    ] as Json[];
 
   it('creates the network, subnet, both groups with their rules and one tagged port per node; a second apply writes nothing', async () => {
     const client = clientFor(api.url);
@@ -39,28 +40,28 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     assert.deepEqual([...nets[0].tags].sort(), [TAG, 'octonet-role:mgmt-net']);
     const subnets = (await api.admin.get(`/v2.0/subnets?network_id=${nets[0].id}`)).body.subnets;
     assert.deepEqual(
-      subnets.map((s: any) => [s.name, s.cidr, s.gateway_ip, s.enable_dhcp, s.tags.includes(TAG)]),
+      subnets.map((s: Json) => [s.name, s.cidr, s.gateway_ip, s.enable_dhcp, s.tags.includes(TAG)]),
       [['lb-mgmt-subnet', '172.24.0.0/16', null, true, true]],
     );
     const ports = (await api.admin.get(`/v2.0/ports?network_id=${nets[0].id}&device_owner=Octavia:health-mgr`)).body
       .ports;
-    assert.deepEqual(ports.map((p: any) => p.name).sort(), [
+    assert.deepEqual(ports.map((p: Json) => p.name).sort(), [
       'octavia-health-manager-node1-listen-port',
       'octavia-health-manager-node2-listen-port',
     ]);
-    const node1 = ports.find((p: any) => p.name.includes('node1'));
+    const node1 = ports.find((p: Json) => p.name.includes('node1'));
     assert.deepEqual([...node1.tags].sort(), [TAG, 'octonet-node:node1', 'octonet-role:hm-port']);
     assert.equal(node1.device_id, 'octonet-mgmt-net:lb-mgmt:node1');
     // No chassis in the spec: the node agent sets binding:host_id, `apply` leaves it empty.
     assert.equal(node1['binding:host_id'], '');
     const sgs = await owned('security-groups');
-    assert.deepEqual(sgs.map((g: any) => g.name).sort(), ['lb-health-mgr-sec-grp', 'lb-mgmt-sec-grp']);
-    const health = sgs.find((g: any) => g.name === 'lb-health-mgr-sec-grp');
-    const amphora = sgs.find((g: any) => g.name === 'lb-mgmt-sec-grp');
+    assert.deepEqual(sgs.map((g: Json) => g.name).sort(), ['lb-health-mgr-sec-grp', 'lb-mgmt-sec-grp']);
+    const health = sgs.find((g: Json) => g.name === 'lb-health-mgr-sec-grp');
+    const amphora = sgs.find((g: Json) => g.name === 'lb-mgmt-sec-grp');
     assert.deepEqual(node1.security_groups, [health.id]);
-    const rules = (g: any) =>
+    const rules = (g: Json) =>
       g.security_group_rules
-        .map((r: any) => `${r.direction} ${r.ethertype} ${r.protocol} ${r.port_range_min} ${r.remote_ip_prefix}`)
+        .map((r: Json) => `${r.direction} ${r.ethertype} ${r.protocol} ${r.port_range_min} ${r.remote_ip_prefix}`)
         .sort();
     assert.deepEqual(rules(health), [
       'egress IPv4 null null null',
@@ -77,7 +78,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     assert.deepEqual(report.octavia.controller_worker.amp_boot_network_list, [nets[0].id]);
     assert.deepEqual(report.octavia.controller_worker.amp_secgroup_list, [amphora.id]);
     assert.deepEqual(report.octavia.networking.denylist_vip_networks, [nets[0].id]);
-    const addresses = ports.map((p: any) => p.fixed_ips[0].ip_address);
+    const addresses = ports.map((p: Json) => p.fixed_ips[0].ip_address);
     assert.deepEqual(
       [...report.octavia.health_manager.controller_ip_port_list].sort(),
       addresses.map((a: string) => `${a}:5555`).sort(),
@@ -164,7 +165,7 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     const groups = await owned('security-groups');
     const nine = groups
       .find((g) => g.id === amphoraId)
-      .security_group_rules.find((r: any) => r.port_range_min === 9443);
+      .security_group_rules.find((r: Json) => r.port_range_min === 9443);
     assert.equal((await api.admin.delete(`/v2.0/security-group-rules/${nine.id}`)).status, 204);
     const fixed = await applySpec(makeSpec(), client, { previous: first.status });
     assert.equal(fixed.error, undefined);
@@ -210,8 +211,8 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     assert.deepEqual(report.octavia.health_manager.controller_ip_port_list, ['10.77.0.12:5555', '10.77.0.21:5555']);
     const health = (await owned('security-groups', 'dual')).find((g) => g.name === 'lb-health-mgr-sec-grp');
     const udp = health.security_group_rules
-      .filter((r: any) => r.protocol === 'udp')
-      .map((r: any) => `${r.ethertype} ${r.remote_ip_prefix}`)
+      .filter((r: Json) => r.protocol === 'udp')
+      .map((r: Json) => `${r.ethertype} ${r.remote_ip_prefix}`)
       .sort();
     assert.deepEqual(udp, ['IPv4 10.77.0.0/24', 'IPv6 fd00:77::/64']);
     const v6only = makeSpec({ network: { cidr: 'fd00:78::/64', name: 'v6-net' }, nodes: [{ name: 'c1' }] }, 'v6only');

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
 import { applySpec } from '../../../src/mgmtnet/reconcile.js';
 import { clientFor, makeSpec } from '../fixtures.js';
+import type { Json } from '../../fixtures/json.js';
 
 describe('mgmt-net link-router and provider (octonet)', () => {
   const api = useApi('sqlite');
@@ -23,16 +24,16 @@ describe('mgmt-net link-router and provider (octonet)', () => {
     const report = await applySpec(spec, client);
     assert.equal(report.error, undefined);
     const nets = (await api.admin.get('/v2.0/networks?tags=octonet-mgmt-net:lr')).body.networks;
-    const provider = nets.find((n: any) => n.name === 'octavia-provider-net');
-    const tenant = nets.find((n: any) => n.name === 'lb-mgmt-net');
+    const provider = nets.find((n: Json) => n.name === 'octavia-provider-net');
+    const tenant = nets.find((n: Json) => n.name === 'lb-mgmt-net');
     assert.deepEqual(
       [provider['router:external'], provider['provider:network_type'], provider['provider:physical_network']],
       [true, 'flat', 'physnet1'],
     );
     assert.equal(tenant['provider:network_type'], 'geneve');
     const subnets = (await api.admin.get('/v2.0/subnets?tags=octonet-mgmt-net:lr')).body.subnets;
-    const tenantSubnet = subnets.find((s: any) => s.network_id === tenant.id);
-    const providerSubnet = subnets.find((s: any) => s.network_id === provider.id);
+    const tenantSubnet = subnets.find((s: Json) => s.network_id === tenant.id);
+    const providerSubnet = subnets.find((s: Json) => s.network_id === provider.id);
     assert.equal(tenantSubnet.gateway_ip, null);
     assert.deepEqual(tenantSubnet.host_routes, [{ destination: '192.168.240.0/24', nexthop: '172.24.0.1' }]);
     assert.deepEqual(tenantSubnet.allocation_pools, [{ start: '172.24.0.2', end: '172.24.255.254' }]);
@@ -49,25 +50,25 @@ describe('mgmt-net link-router and provider (octonet)', () => {
     assert.equal(router.external_gateway_info.network_id, provider.id);
     assert.equal(router.external_gateway_info.enable_snat, false);
     assert.deepEqual(
-      router.external_gateway_info.external_fixed_ips.map((f: any) => f.ip_address),
+      router.external_gateway_info.external_fixed_ips.map((f: Json) => f.ip_address),
       ['192.168.240.1'],
     );
     const interfaces = (await api.admin.get(`/v2.0/ports?device_id=${router.id}&device_owner=network:router_interface`))
       .body.ports;
     assert.equal(interfaces.length, 1);
     assert.deepEqual(
-      interfaces[0].fixed_ips.map((f: any) => f.ip_address),
+      interfaces[0].fixed_ips.map((f: Json) => f.ip_address),
       ['172.24.0.1'],
     );
     assert.ok(interfaces[0].tags.includes('octonet-role:router-port'));
 
     const hm = (await api.admin.get('/v2.0/ports?device_owner=Octavia:health-mgr&tags=octonet-mgmt-net:lr')).body.ports;
     assert.equal(hm.length, 2);
-    assert.ok(hm.every((p: any) => p.network_id === provider.id));
+    assert.ok(hm.every((p: Json) => p.network_id === provider.id));
     // Amphorae (tenant CIDR) reach the health managers; controllers (provider CIDR) reach amphorae.
     const sgs = (await api.admin.get('/v2.0/security-groups?tags=octonet-mgmt-net:lr')).body.security_groups;
     const rule = (name: string, proto: string) =>
-      sgs.find((g: any) => g.name === name).security_group_rules.find((r: any) => r.protocol === proto)
+      sgs.find((g: Json) => g.name === name).security_group_rules.find((r: Json) => r.protocol === proto)
         .remote_ip_prefix;
     assert.equal(rule('lb-health-mgr-sec-grp', 'udp'), '172.24.0.0/16');
     assert.equal(rule('lb-mgmt-sec-grp', 'tcp'), '192.168.240.0/24');

@@ -13,6 +13,7 @@ import { useApi } from '../../fixtures/api.js';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fixtures/fake-kube-apiserver.js';
 import { DEPLOY_DIR } from './manifests.js';
 import { waitFor } from './wait.js';
+import type { Json } from '../../fixtures/json.js';
 
 function octonet(
   args: string[],
@@ -74,7 +75,7 @@ describe('octonet operator (CLI subprocess)', () => {
       });
       const object = await waitFor(() => {
         const o = fake.getObject('octaviamanagementnetworks', 'cli', 'cli-mgmt');
-        return o?.status?.conditions?.find((c: any) => c.type === 'Ready')?.status === 'True' && o;
+        return o?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True' && o;
       }, `Ready (operator output: ${output})`);
       assert.equal(object.status.observedGeneration, 1);
       assert.ok(fake.getObject('configmaps', 'cli', 'cli-mgmt-octavia-config'));

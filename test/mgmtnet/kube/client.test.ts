@@ -19,6 +19,7 @@ import { runWatchLoop } from '../../../src/mgmtnet/kube/watch-loop.js';
 import { NETWORKS, NODES, PORTS } from '../../../src/mgmtnet/kube/resources.js';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fixtures/fake-kube-apiserver.js';
 import { waitFor } from './wait.js';
+import type { Json } from '../../fixtures/json.js';
 
 describe('kube client against the fake API server', () => {
   let fake: FakeKubeApiServer;
@@ -47,7 +48,7 @@ describe('kube client against the fake API server', () => {
       kube.replace(PORTS, 'ns', { ...created, spec: { network: 'n', node: 'node3' } }),
       (e: unknown) => e instanceof KubeApiError && e.status === 409 && e.reason === 'Conflict',
     );
-    assert.equal((await kube.get<any>(PORTS, 'ns', 'p1'))?.spec.node, 'node2');
+    assert.equal((await kube.get<Json>(PORTS, 'ns', 'p1'))?.spec.node, 'node2');
     assert.equal(await kube.get(PORTS, 'ns', 'missing'), null);
     assert.equal(await kube.delete(PORTS, 'ns', 'p1'), true);
     assert.equal(await kube.delete(PORTS, 'ns', 'p1'), false);
@@ -55,7 +56,7 @@ describe('kube client against the fake API server', () => {
 
   it('the status subresource changes status only; the main endpoint never does', async () => {
     await kube.create(NETWORKS, 'ns', { metadata: { name: 'n1' }, spec: { topology: 'per-node-ports' } });
-    const patched = await kube.mergePatch<any>(
+    const patched = await kube.mergePatch<Json>(
       NETWORKS,
       'ns',
       'n1',
@@ -65,7 +66,7 @@ describe('kube client against the fake API server', () => {
     assert.equal(patched.spec.topology, 'per-node-ports');
     assert.equal(patched.status.observedGeneration, 1);
     assert.equal(patched.metadata.generation, 1, 'a status write is not a new generation');
-    const main = await kube.mergePatch<any>(NETWORKS, 'ns', 'n1', { status: { observedGeneration: 9 } });
+    const main = await kube.mergePatch<Json>(NETWORKS, 'ns', 'n1', { status: { observedGeneration: 9 } });
     assert.equal(main.status.observedGeneration, 1);
   });
 

@@ -15,6 +15,7 @@ import { CRD_FILES, networkSpecSchema, renderCrdYaml } from '../../../src/mgmtne
 import { registerOperatorCommand } from '../../../src/cli/operator.js';
 import { specBodySchema, validateSpec } from '../../../src/mgmtnet/spec.js';
 import { DEPLOY_DIR, loadManifests } from './manifests.js';
+import type { Json } from '../../fixtures/json.js';
 
 const manifests = loadManifests();
 const find = (kind: string, name: string) =>
@@ -22,7 +23,7 @@ const find = (kind: string, name: string) =>
 const NAMESPACE = 'octavia';
 
 /** Kubernetes' structural-schema rules that a generator could break; returns the violations. */
-function structuralViolations(node: any, path: string, inJunctor = false): string[] {
+function structuralViolations(node: Json, path: string, inJunctor = false): string[] {
   const out: string[] = [];
   if (!node || typeof node !== 'object') return out;
   if (inJunctor) {
@@ -72,12 +73,12 @@ describe('deploy/ manifests', () => {
       assert.deepEqual(structuralViolations(version.schema.openAPIV3Schema, 'openAPIV3Schema'), []);
     }
     const network = parseYaml(readFileSync(join(DEPLOY_DIR, 'crds', 'octaviamanagementnetworks.yaml'), 'utf8'));
-    const columns = network.spec.versions[0].additionalPrinterColumns.map((c: any) => c.name);
+    const columns = network.spec.versions[0].additionalPrinterColumns.map((c: Json) => c.name);
     assert.deepEqual(columns.slice(0, 3), ['Ready', 'Topology', 'Nodes']);
   });
 
   it('the CRD names every field of the zod spec, with the same required fields and enums', () => {
-    const spec = networkSpecSchema() as any;
+    const spec = networkSpecSchema() as Json;
     assert.deepEqual(spec.required, ['network']);
     assert.deepEqual(Object.keys(spec.properties).sort(), Object.keys(specBodySchema.shape).sort());
     assert.deepEqual(spec.properties.topology.enum, ['per-node-ports', 'link-router', 'provider']);
@@ -121,7 +122,7 @@ describe('deploy/ manifests', () => {
         );
       assert.equal(container.securityContext.allowPrivilegeEscalation, false);
       assert.notEqual(container.securityContext.privileged, true);
-      const env = Object.fromEntries(container.env.map((e: any) => [e.name, e]));
+      const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e]));
       assert.equal(env.OS_CLOUD.value, 'octonet');
       assert.ok(parseYaml(find('Secret', 'octonet-neutron-credentials')!.doc.stringData['clouds.yaml']).clouds.octonet);
     }
@@ -129,12 +130,12 @@ describe('deploy/ manifests', () => {
     assert.equal(agent.hostNetwork, true);
     assert.equal(agent.dnsPolicy, 'ClusterFirstWithHostNet');
     const [container] = agent.containers;
-    assert.equal(container.env.find((e: any) => e.name === 'NODE_NAME').valueFrom.fieldRef.fieldPath, 'spec.nodeName');
+    assert.equal(container.env.find((e: Json) => e.name === 'NODE_NAME').valueFrom.fieldRef.fieldPath, 'spec.nodeName');
     assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'], add: ['NET_ADMIN', 'NET_RAW'] });
-    const ovs = agent.volumes.find((v: any) => v.hostPath?.path === '/run/openvswitch');
+    const ovs = agent.volumes.find((v: Json) => v.hostPath?.path === '/run/openvswitch');
     assert.ok(ovs);
-    assert.ok(container.volumeMounts.some((m: any) => m.name === ovs.name && m.mountPath === '/run/openvswitch'));
-    assert.ok(agent.tolerations.some((t: any) => t.key === 'node-role.kubernetes.io/control-plane'));
+    assert.ok(container.volumeMounts.some((m: Json) => m.name === ovs.name && m.mountPath === '/run/openvswitch'));
+    assert.ok(agent.tolerations.some((t: Json) => t.key === 'node-role.kubernetes.io/control-plane'));
     const operatorPod = pods[0]!.spec.template.spec;
     assert.equal(operatorPod.hostNetwork, undefined, 'the operator needs no host access');
     assert.equal(pods[0]!.spec.replicas, 1);
@@ -154,9 +155,9 @@ describe('deploy/ manifests', () => {
     }
     // The node agent may not create or delete anything, nor read Secrets or Nodes.
     const agent = find('Role', 'octonet-node-agent')!.doc;
-    const verbs = agent.rules.flatMap((r: any) => r.verbs);
+    const verbs = agent.rules.flatMap((r: Json) => r.verbs);
     assert.ok(!verbs.includes('create') && !verbs.includes('delete'));
-    assert.ok(!agent.rules.some((r: any) => r.resources.includes('secrets')));
+    assert.ok(!agent.rules.some((r: Json) => r.resources.includes('secrets')));
   });
 
   it('the kustomization lists every manifest file except the example, CRDs first', () => {

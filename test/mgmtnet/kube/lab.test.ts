@@ -17,6 +17,7 @@ import { runOperator } from '../../../src/mgmtnet/kube/operator.js';
 import { NeutronClient } from '../../../src/mgmtnet/neutron-client.js';
 import { fromNeutronClient } from '../../../src/mgmtnet/node-agent/index.js';
 import { waitFor } from './wait.js';
+import type { Json } from '../../fixtures/json.js';
 
 const NS = 'octavia';
 const DEADLINE_MS = 90_000;
@@ -43,7 +44,7 @@ describe('kube operator and node agents on the lab', { skip: notRoot }, () => {
   const portReady = (node: string) =>
     fake!
       .getObject('octaviamanagementports', NS, `lb-mgmt-${node}`)
-      ?.status?.conditions?.find((c: any) => c.type === 'Ready');
+      ?.status?.conditions?.find((c: Json) => c.type === 'Ready');
   const hasInterface = async (node: string) =>
     (
       await check(lab(), [
@@ -109,7 +110,7 @@ describe('kube operator and node agents on the lab', { skip: notRoot }, () => {
       'both ports ACTIVE in the network status',
       DEADLINE_MS,
     );
-    assert.equal(status.conditions.find((c: any) => c.type === 'PortsBound').status, 'True');
+    assert.equal(status.conditions.find((c: Json) => c.type === 'PortsBound').status, 'True');
   });
 
   it('a node that leaves the spec loses its resource, its Neutron port and its o-hm0', async () => {
@@ -123,7 +124,7 @@ describe('kube operator and node agents on the lab', { skip: notRoot }, () => {
     assert.ok(await hasInterface('node1'), 'node1 keeps its interface');
     const ports = (await api.admin.get('/v2.0/ports?tags=octonet-mgmt-net:lb-mgmt')).body.ports;
     assert.deepEqual(
-      ports.map((p: any) => p.name),
+      ports.map((p: Json) => p.name),
       ['octavia-health-manager-node1-listen-port'],
     );
   });

@@ -8,12 +8,13 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { RecordedRequest } from '../../fixtures/fake-kube-apiserver.js';
+import type { Json } from '../../fixtures/json.js';
 
 export const DEPLOY_DIR = new URL('../../../deploy/', import.meta.url).pathname;
 
 export interface Manifest {
   file: string;
-  doc: any;
+  doc: Json;
 }
 
 export function loadManifests(dir = DEPLOY_DIR): Manifest[] {
@@ -45,10 +46,10 @@ export function rulesFor(serviceAccount: string, manifests = loadManifests()): {
     docs
       .filter(
         (d) =>
-          d.kind === kind && d.subjects?.some((s: any) => s.kind === 'ServiceAccount' && s.name === serviceAccount),
+          d.kind === kind && d.subjects?.some((s: Json) => s.kind === 'ServiceAccount' && s.name === serviceAccount),
       )
       .map((d) => d.roleRef);
-  const rulesOf = (refs: any[]) =>
+  const rulesOf = (refs: Json[]) =>
     refs.flatMap((ref) => {
       const role = docs.find((d) => d.kind === ref.kind && d.metadata.name === ref.name);
       assert.ok(role, `${ref.kind} ${ref.name} exists`);

@@ -18,6 +18,7 @@ import { NeutronClient } from '../../../src/mgmtnet/neutron-client.js';
 import { fromNeutronClient, type NodeHost } from '../../../src/mgmtnet/node-agent/index.js';
 import { assertAllowed } from './manifests.js';
 import { waitFor } from './wait.js';
+import type { Json } from '../../fixtures/json.js';
 
 const NETWORKS = 'octaviamanagementnetworks';
 const PORTS = 'octaviamanagementports';
@@ -82,7 +83,7 @@ describe('kube node agent (fake Kubernetes API server, real octonet API)', () =>
       const p = fake.getObject(PORTS, ns, 'lb-mgmt-node1');
       return p?.status?.portId && p.status.conditions && p;
     }, "node1's resource with the operator's fields and the agent's conditions");
-    const byType = Object.fromEntries(port.status.conditions.map((c: any) => [c.type, c]));
+    const byType = Object.fromEntries(port.status.conditions.map((c: Json) => [c.type, c]));
     assert.deepEqual(Object.keys(byType).sort(), ['Addressed', 'HeartbeatPathOpen', 'Plugged', 'PortBound', 'Ready']);
     assert.equal(byType.Ready.status, 'False');
     assert.equal(byType.PortBound.reason, 'OvsUnreachable');

@@ -9,7 +9,7 @@
  * namespace, with its own Neutron client so that its call counts are its own.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { useApi } from '../../fixtures/api.js';
@@ -20,6 +20,7 @@ import { FINALIZER } from '../../../src/mgmtnet/kube/resources.js';
 import { NeutronClient } from '../../../src/mgmtnet/neutron-client.js';
 import { assertAllowed } from './manifests.js';
 import { waitFor } from './wait.js';
+import type { Json } from '../../fixtures/json.js';
 
 const NETWORKS = 'octaviamanagementnetworks';
 const PORTS = 'octaviamanagementports';
@@ -28,7 +29,7 @@ function resource(namespace: string, name: string, spec: Record<string, unknown>
   return { apiVersion: 'octonet.dev/v1', kind: 'OctaviaManagementNetwork', metadata: { name, namespace }, spec };
 }
 
-const condition = (object: any, type: string) => object?.status?.conditions?.find((c: any) => c.type === type);
+const condition = (object: Json, type: string) => object?.status?.conditions?.find((c: Json) => c.type === type);
 
 describe('octonet operator (fake Kubernetes API server, real octonet API)', () => {
   // Six networks with two security groups each (plus the project's default group) pass Neutron's
@@ -102,9 +103,9 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     assert.equal(network.name, 'mgmt-a-net');
     assert.equal(object.status.ids.network, network.id);
     const groups = await owned('security-groups', 'mgmt-a');
-    assert.deepEqual(groups.map((g: any) => g.name).sort(), ['lb-health-mgr-sec-grp', 'lb-mgmt-sec-grp']);
+    assert.deepEqual(groups.map((g: Json) => g.name).sort(), ['lb-health-mgr-sec-grp', 'lb-mgmt-sec-grp']);
     const ports = await owned('ports', 'mgmt-a');
-    assert.deepEqual(ports.map((p: any) => p.name).sort(), [
+    assert.deepEqual(ports.map((p: Json) => p.name).sort(), [
       'octavia-health-manager-node1-listen-port',
       'octavia-health-manager-node2-listen-port',
       'octavia-health-manager-node3-listen-port',
@@ -134,7 +135,7 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
       return list.length === 3 && list.every((p) => p.status?.portId) && list;
     }, 'three port resources with status');
     for (const p of portResources) {
-      const port = ports.find((x: any) => x.name === `octavia-health-manager-${p.spec.node}-listen-port`);
+      const port = ports.find((x: Json) => x.name === `octavia-health-manager-${p.spec.node}-listen-port`);
       assert.equal(p.metadata.name, `mgmt-a-${p.spec.node}`);
       assert.equal(p.metadata.labels['octonet.dev/node'], p.spec.node);
       assert.equal(p.status.portId, port.id);
@@ -186,7 +187,7 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     await readyFor(ns, 'mgmt-s');
     await waitFor(() => fake.getObject(PORTS, ns, 'mgmt-s-sel-w1')?.status?.portId, 'the port resource of sel-w1');
     assert.equal(fake.getObject(PORTS, ns, 'mgmt-s-sel-w2'), undefined);
-    const portNames = async () => (await owned('ports', 'mgmt-s')).map((p: any) => p.name).sort();
+    const portNames = async () => (await owned('ports', 'mgmt-s')).map((p: Json) => p.name).sort();
     assert.deepEqual(await portNames(), ['octavia-health-manager-sel-w1-listen-port']);
 
     fake.put('nodes', { metadata: { name: 'sel-w2', labels: { 'octavia.example/hm': 'yes' } } });
@@ -251,7 +252,7 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     fake.put(NETWORKS, resource(ns, 'mgmt-w', { ...spec, nodes: [{ name: 'node2' }] }));
     await readyFor(ns, 'mgmt-w', 3);
     assert.deepEqual(
-      (await owned('ports', 'mgmt-w')).map((p: any) => p.name),
+      (await owned('ports', 'mgmt-w')).map((p: Json) => p.name),
       ['octavia-health-manager-node2-listen-port'],
     );
   });
@@ -305,10 +306,10 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     const abort = new AbortController();
     let target = 'http://127.0.0.1:9';
     // Neutron behind a relay the test can point at nothing (503 for every call) or at octonet.
-    const relay = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
+    const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       try {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
         const r = await fetch(target + req.url, {
           method: req.method,
           headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -322,7 +323,9 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
           JSON.stringify({ NeutronError: { type: 'ServiceUnavailable', message: 'Neutron is down', detail: '' } }),
         );
       }
-    });
+    };
+    // `forward` never rejects: every failure, reading the request included, is answered with a 503.
+    const relay = createServer((req, res) => void forward(req, res));
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
     const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
     const done = runOperator({

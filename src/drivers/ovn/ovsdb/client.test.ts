@@ -11,7 +11,13 @@ import { OvsdbEncodeError, OvsdbNotConnected, OvsdbTransactionError } from './er
 import { NB_TABLES, type NbTables } from './nb-types.js';
 import { byUuid, eq, op, operationsFor } from './operations.js';
 import type { RowChange } from './replica.js';
-import { canConnect, canonicalTable, freePort, StandaloneNb, waitFor } from '../../../../test/fixtures/ovsdb-servers.js';
+import {
+  canConnect,
+  canonicalTable,
+  freePort,
+  StandaloneNb,
+  waitFor,
+} from '../../../../test/fixtures/ovsdb-servers.js';
 import { namedUuid, type GenericRow } from './wire.js';
 
 const nb = operationsFor<NbTables>();
