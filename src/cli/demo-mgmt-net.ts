@@ -132,7 +132,7 @@ the node's own OVS, bound the port to it, plugged it as o-hm0 on br-int with the
 and address (static: no DHCP client, no default route) and probed the path with a full-size ping:
 
 ${indent(reports.map(describeReport).join(''))}
-An "amphora" (${amphoraPort.fixed_ips[0].ip_address}, security group lb-mgmt-sec-grp) on ${nodes[nodes.length - 1]} sends each health manager a heartbeat
+An "amphora" (${amphoraPort.fixed_ips?.[0]?.ip_address}, security group lb-mgmt-sec-grp) on ${nodes[nodes.length - 1]} sends each health manager a heartbeat
 in Octavia's format, signed with the generated heartbeat_key (${specFile}.heartbeat-key):
 
 ${heard.join('\n')}

@@ -19,7 +19,24 @@ import { createLogger, startServer } from './serve.js';
 
 const LAB_NAME = 'octonet-demo';
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+/** What the demo reads of the API's resources; the rest of each body is only passed on. */
+interface DemoResource {
+  id: string;
+  status: string;
+  fixed_ips: { ip_address: string; subnet_id: string }[];
+  security_groups: string[];
+  external_gateway_info: { external_fixed_ips: { ip_address: string }[] };
+  floating_ip_address: string;
+  name: string;
+  mtu: number;
+  cidr: string;
+  'provider:segmentation_id': number;
+}
+
+/** An API answer: the resource under its singular name (`{"port": {...}}`); each call reads the one it made. */
+type DemoAnswer = Record<'network' | 'subnet' | 'port' | 'router' | 'floatingip' | 'security_group_rule', DemoResource>;
+
+async function call(url: string, method: string, path: string, body?: unknown): Promise<DemoAnswer> {
   const response = await fetch(url + path, {
     method,
     headers: { 'content-type': 'application/json' },
@@ -27,7 +44,8 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text ? (JSON.parse(text) as Record<string, any>) : {};
+  // An empty answer (a 204) is never read.
+  return (text ? JSON.parse(text) : {}) as DemoAnswer;
 }
 
 const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
@@ -64,8 +82,8 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
 async function showRouting(
   url: string,
   lab: Lab,
-  ports: Record<string, any>[],
-  ipOf: (port: Record<string, any>) => string,
+  ports: DemoResource[],
+  ipOf: (port: DemoResource) => string,
 ): Promise<void> {
   const out = process.stdout;
   const { outside } = await lab.status();
@@ -96,7 +114,7 @@ async function showRouting(
     })
   ).router;
   await call(url, 'PUT', `/v2.0/routers/${router.id}/add_router_interface`, {
-    subnet_id: ports[0]!.fixed_ips[0].subnet_id,
+    subnet_id: ports[0]!.fixed_ips[0]!.subnet_id,
   });
   // The default security group lets in only its own members; the outside's pings need a rule.
   await call(url, 'POST', '/v2.0/security-group-rules', {
@@ -119,7 +137,7 @@ async function showRouting(
   );
   const snat = await lab.exec(lab.vmCommand('vm2', ['ping', '-c', '2', '-i', '0.2', outside.address]));
   const toFip = await lab.exec(inOutside(['ping', '-c', '2', '-i', '0.2', address]));
-  const gateway = router.external_gateway_info.external_fixed_ips[0].ip_address as string;
+  const gateway = router.external_gateway_info.external_fixed_ips[0]!.ip_address;
   out.write(`
 A router (demo-router) joins demo-subnet to the lab's physical network ${outside.cidr}, where the
 "outside" namespace (${outside.address}) stands for the world; its gateway ${gateway} is scheduled on a
@@ -178,7 +196,7 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
         subnet: { name: 'demo-subnet', network_id: net.id, ip_version: 4, cidr: '10.0.0.0/24' },
       })
     ).subnet;
-    const ports = [];
+    const ports: DemoResource[] = [];
     for (const [name, node] of [
       ['vm1', 'node1'],
       ['vm2', 'node2'],
@@ -191,7 +209,7 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
       };
       ports.push((await call(url, 'POST', '/v2.0/ports', { port: body })).port);
     }
-    const ipOf = (port: Record<string, any>) => port.fixed_ips[0].ip_address as string;
+    const ipOf = (port: DemoResource) => port.fixed_ips[0]!.ip_address;
 
     out.write(`
 octonet serves the OpenStack Networking API at ${url} (SQLite in ${dir})${

@@ -4,7 +4,7 @@
  * and pass its exit status through. Knows nothing of how the lab is built.
  */
 import { spawn } from 'node:child_process';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   DEFAULT_LAB_NAME,
   LabUsageError,

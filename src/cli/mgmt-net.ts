@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { KeystoneAuthError } from '../mgmtnet/keystone-auth.js';
 import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';
 import { loadOrCreateHeartbeatKey, renderIni } from '../mgmtnet/octavia-config.js';

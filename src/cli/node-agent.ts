@@ -12,7 +12,7 @@
  * runs them in the lab node of that name (its namespace, with its OVS's environment).
  */
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { openLab } from '../lab/index.js';
 import { KeystoneAuthError } from '../mgmtnet/keystone-auth.js';
 import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';

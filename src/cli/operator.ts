@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { pino, type Logger } from 'pino';
 import { KubeClient } from '../mgmtnet/kube/client.js';
 import { KubeConnectionError, resolveConnection } from '../mgmtnet/kube/connection.js';

@@ -156,7 +156,7 @@ export async function startServer(
     await app.listen({ host, port });
   } catch (error) {
     await app?.close();
-    await Promise.all(drivers.map((d) => d.stop?.()));
+    await Promise.all(drivers.map(async (d) => d.stop?.()));
     await store.close();
     throw error;
   }

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type * as YamlModule from 'yaml';
 
 /** `listen` as host and port; IPv6 hosts in brackets (`[::1]:9696`). */
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/, 'expected HOST:PORT');
@@ -248,7 +249,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (file) {
     try {
       // The YAML parser is loaded only when there is a file: most deployments pass flags.
-      const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+      const { parse } = createRequire(import.meta.url)('yaml') as typeof YamlModule;
       raw = (parse(readFileSync(file, 'utf8')) as Record<string, unknown> | null) ?? {};
     } catch (e) {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);

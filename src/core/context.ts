@@ -49,8 +49,3 @@ export function adminContext(requestId = 'internal'): RequestContext {
 export function elevated(ctx: RequestContext): RequestContext {
   return makeContext({ ...ctx, roles: [...ctx.roles, 'admin', 'member', 'reader'] });
 }
-
-/** Whether the context may see and touch a resource of `projectId` as its owner. */
-export function ownsProject(ctx: RequestContext, projectId: string): boolean {
-  return ctx.projectId !== null && ctx.projectId === projectId;
-}

@@ -22,17 +22,7 @@ export const convertToInt: Converter = (data) => {
   return n;
 };
 
-export const convertToIntIfNotNone: Converter = (data) => (data === null ? null : convertToInt(data));
-
 export const convertNoneToEmptyList: Converter = (data) => (data === null ? [] : data);
-export const convertNoneToEmptyDict: Converter = (data) => (data === null ? {} : data);
-export const convertNoneToEmptyString: Converter = (data) => (data === null ? '' : data);
-
-export const convertToList: Converter = (data) => {
-  if (data === null || data === undefined) return [];
-  if (Array.isArray(data)) return data;
-  return [data];
-};
 
 /** IPv6 addresses to their compact form; anything else is returned as given for the validator. */
 export const convertIpToCanonicalFormat: Converter = (data) => {

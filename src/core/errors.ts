@@ -99,7 +99,6 @@ export const InvalidInput = define<{ error_message: string }>(
   'BadRequest',
   'Invalid input for operation: %(error_message)s.',
 );
-export const NotAuthorized = define('NotAuthorized', 'NotAuthorized', 'Not authorized.');
 export const AdminRequired = define<{ reason: string }>(
   'AdminRequired',
   'NotAuthorized',
@@ -190,11 +189,6 @@ export const ServicePortInUse = define<{ port_id: unknown; reason: unknown }>(
   'InUse',
   'Port %(port_id)s cannot be deleted directly via the port API: %(reason)s.',
 );
-export const IpAddressInUse = define<{ net_id: unknown; ip_address: unknown }>(
-  'IpAddressInUse',
-  'InUse',
-  'Unable to complete operation for network %(net_id)s. The IP address %(ip_address)s is in use.',
-);
 export const IpAddressAlreadyAllocated = define<{ ip: unknown; subnet_id: unknown }>(
   'IpAddressAlreadyAllocated',
   'Conflict',
@@ -210,12 +204,6 @@ export const IpAddressGenerationFailure = define<{ net_id: unknown }>(
   'IpAddressGenerationFailure',
   'Conflict',
   'No more IP addresses available on network %(net_id)s.',
-);
-/** The one requested subnet is full (the IPAM driver's variant of the same type). */
-export const SubnetIpAddressGenerationFailure = define<{ subnet_id: unknown }>(
-  'IpAddressGenerationFailure',
-  'Conflict',
-  'No more IP addresses available for subnet %(subnet_id)s.',
 );
 export const IpAddressGenerationFailureNoMatchingSubnet = define<{ network_id: unknown; service_type: unknown }>(
   'IpAddressGenerationFailureNoMatchingSubnet',
@@ -302,25 +290,10 @@ export const AllocationOnAutoAddressSubnet = define<{ ip: unknown; subnet_id: un
   'BadRequest',
   'IPv6 address %(ip)s cannot be directly assigned to a port on subnet %(subnet_id)s as the subnet is configured for automatic addresses',
 );
-export const IPAddressChangeNotAllowed = define<{ port_id: unknown }>(
-  'IPAddressChangeNotAllowed',
-  'BadRequest',
-  'IP updates for port %(port_id)s are not allowed',
-);
 export const InvalidCIDR = define<{ input: unknown }>(
   'InvalidCIDR',
   'BadRequest',
   'Invalid CIDR %(input)s given as IP prefix.',
-);
-export const MalformedRequestBody = define<{ reason: unknown }>(
-  'MalformedRequestBody',
-  'BadRequest',
-  'Malformed request body: %(reason)s.',
-);
-export const DeviceIDNotOwnedByTenant = define<{ device_id: unknown }>(
-  'DeviceIDNotOwnedByTenant',
-  'Conflict',
-  'The following device_id %(device_id)s is not owned by your project or matches another project router.',
 );
 export const AvailabilityZoneNotFound = define<{ availability_zone: unknown }>(
   'AvailabilityZoneNotFound',
@@ -348,16 +321,6 @@ export const FlatNetworkInUse = define<{ physical_network: unknown }>(
   'FlatNetworkInUse',
   'InUse',
   'Unable to create the flat network. Physical network %(physical_network)s is in use.',
-);
-export const SegmentsSetInConjunctionWithProviders = define<Record<string, never>>(
-  'SegmentsSetInConjunctionWithProviders',
-  'BadRequest',
-  'Segments and provider values cannot both be set.',
-);
-export const SegmentsContainDuplicateEntry = define<Record<string, never>>(
-  'SegmentsContainDuplicateEntry',
-  'BadRequest',
-  'Duplicate segment entry in request.',
 );
 
 // ---- port security and allowed address pairs ----
@@ -422,11 +385,6 @@ export const SecurityGroupDefaultAlreadyExists = define<Record<string, never>>(
   'SecurityGroupDefaultAlreadyExists',
   'InUse',
   'Default security group already exists.',
-);
-export const SecurityGroupConflict = define<{ reason: unknown }>(
-  'SecurityGroupConflict',
-  'Conflict',
-  'Error %(reason)s while attempting the operation.',
 );
 export const SecurityGroupRuleExists = define<{ rule_id: unknown }>(
   'SecurityGroupRuleExists',
@@ -503,11 +461,6 @@ export const SecurityGroupRulesNotSingleProject = define<Record<string, never>>(
   'BadRequest',
   'Multiple project_ids in bulk security group rule create not allowed',
 );
-export const SecurityGroupRuleInUse = define<{ id: unknown; reason: unknown }>(
-  'SecurityGroupRuleInUse',
-  'InUse',
-  'Security Group Rule %(id)s %(reason)s.',
-);
 /** Octonet serves no address groups, so a rule naming one always gets this. */
 export const AddressGroupNotFound = define<{ address_group_id: unknown }>(
   'AddressGroupNotFound',
@@ -521,25 +474,10 @@ export const OverQuota = define<{ overs: unknown }>(
   'Conflict',
   'Quota exceeded for resources: %(overs)s.',
 );
-export const InvalidQuotaValue = define<{ unders: unknown }>(
-  'InvalidQuotaValue',
-  'Conflict',
-  'Change would make usage less than 0 for the following resources: %(unders)s.',
-);
-export const QuotaResourceUnknown = define<{ unknown: unknown }>(
-  'QuotaResourceUnknown',
-  'NotFound',
-  'Unknown quota resources %(unknown)s.',
-);
 export const TenantQuotaNotFound = define<{ tenant_id: unknown }>(
   'TenantQuotaNotFound',
   'NotFound',
   'Quota for project %(tenant_id)s could not be found.',
-);
-export const ProjectQuotaNotFound = define<{ project_id: unknown }>(
-  'ProjectQuotaNotFound',
-  'NotFound',
-  'Quota for project %(project_id)s could not be found.',
 );
 export const QuotaMissingTenant = define<Record<string, never>>(
   'QuotaMissingTenant',

@@ -145,16 +145,6 @@ export function formatIp(version: IpVersion, value: bigint): string {
   return version === 4 ? formatIpv4(value) : formatIpv6(value);
 }
 
-export function formatAddress(ip: IpAddress): string {
-  return formatIp(ip.version, ip.value);
-}
-
-/** Canonical text of an address, or null when it is not one. */
-export function canonicalIp(text: unknown): string | null {
-  const ip = parseIp(text);
-  return ip ? formatAddress(ip) : null;
-}
-
 export function hostMask(version: IpVersion, prefixLength: number): bigint {
   return (1n << BigInt(BITS[version] - prefixLength)) - 1n;
 }
@@ -187,11 +177,6 @@ export function containsAddress(net: IpNetwork, version: IpVersion, value: bigin
 export function networksOverlap(a: IpNetwork, b: IpNetwork): boolean {
   if (a.version !== b.version) return false;
   return networkAddress(a) <= broadcastAddress(b) && networkAddress(b) <= broadcastAddress(a);
-}
-
-/** Fixed-width sortable key: addresses compare as strings in numeric order. */
-export function addressSortKey(version: IpVersion, value: bigint): string {
-  return version === 4 ? value.toString(16).padStart(8, '0') : value.toString(16).padStart(32, '0');
 }
 
 const MULTICAST_V4 = parseNetwork('224.0.0.0/4')!;

@@ -164,10 +164,6 @@ export function isValidPortAddress(cidr: IpNetwork, ip: bigint, deviceOwner: str
   return ROUTER_PORT_OWNERS.includes(deviceOwner) || deviceOwner === '' || ip !== networkAddress(cidr);
 }
 
-export function inPools(subnet: IpamSubnet, ip: bigint): boolean {
-  return subnet.pools.some((p) => ip >= p.first && ip <= p.last);
-}
-
 export function eui64For(subnet: IpamSubnet, mac: string): bigint {
   return eui64Address(subnet.cidr, mac);
 }

@@ -22,7 +22,3 @@ export interface ListQuery {
 }
 
 export const EMPTY_LIST_QUERY: ListQuery = { filters: {}, sorts: [], pageReverse: false };
-
-/** Tag filters of the standard-attr-tag extension: each value is a list of tags. */
-export const TAG_FILTERS = ['tags', 'tags-any', 'not-tags', 'not-tags-any'] as const;
-export type TagFilter = (typeof TAG_FILTERS)[number];

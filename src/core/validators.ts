@@ -92,8 +92,6 @@ export const orNone =
   (data) =>
     data === null ? undefined : v(data);
 
-export const validateStringOrNone = (maxLen?: number): Validator => orNone(validateString(maxLen));
-
 export const validateNotEmptyString =
   (maxLen?: number): Validator =>
   (data) => {
@@ -264,13 +262,6 @@ export const validateSubnetOrNone = orNone(validateSubnet);
 /** `type:subnet_list`: a list of CIDRs (subnet pool prefixes). */
 export const validateSubnetList: Validator = (data) => validateListOfItems(validateSubnet, data);
 
-export const validateIpOrSubnetOrNone: Validator = (data) => {
-  if (validateIpAddressOrNone(data) !== undefined && validateSubnetOrNone(data) !== undefined) {
-    return `'${s(data)}' is neither a valid IP address, nor is it a valid IP subnet`;
-  }
-  return undefined;
-};
-
 /** `type:route_cidr` (host route destinations): no host bits, not loopback. */
 export const validateRouteCidr: Validator = (data) => {
   if (typeof data !== 'string') return `'${s(data)}' is not a valid CIDR`;
@@ -391,11 +382,6 @@ export const validateDictOrNodata =
   (data) =>
     isTruthy(data) ? validateDict(specs)(data) : undefined;
 
-export const validateDictOrEmpty =
-  (specs?: Record<string, KeySpec>): Validator =>
-  (data) =>
-    isPlainObject(data) && Object.keys(data).length === 0 ? undefined : validateDict(specs)(data);
-
 /** `type:list_of_any_key_specs_or_none`: each item must match one of the specs; raises InvalidInput. */
 export const validateAnyKeySpecsOrNone =
   (specs: Record<string, KeySpec>[]): Validator =>
@@ -415,11 +401,6 @@ export const validateAnyKeySpecsOrNone =
     return undefined;
   };
 
-export const validateListOfDictOrNodata =
-  (specs: Record<string, KeySpec>): Validator =>
-  (data) =>
-    isTruthy(data) ? validateListOfItems(validateDictOrNodata(specs), data) : undefined;
-
 /** Python truthiness of a JSON value. */
 export function isTruthy(data: unknown): boolean {
   if (data === null || data === undefined || data === false || data === 0 || data === '') return false;
@@ -427,10 +408,3 @@ export function isTruthy(data: unknown): boolean {
   if (isPlainObject(data)) return Object.keys(data).length > 0;
   return true;
 }
-
-export const validateRegexOrNone =
-  (pattern: RegExp): Validator =>
-  (data) => {
-    if (data === null) return undefined;
-    return typeof data === 'string' && pattern.test(data) ? undefined : `'${s(data)}' is not a valid input`;
-  };

@@ -237,7 +237,9 @@ export function desiredSecurityGroups(spec: MgmtNetSpec): DesiredSecurityGroup[]
 }
 
 /** A rule's identity for the diff: the attributes that make two rules the same rule. */
-export function ruleKey(rule: Record<string, any>): string {
+export function ruleKey(given: object): string {
+  // A desired rule, a Neutron answer or a test's literal: whatever it is, these attributes decide.
+  const rule: Partial<Record<string, unknown>> = { ...given };
   // Neutron may answer a protocol given by name with the name, and `icmpv6` for `ipv6-icmp`.
   const protocol = rule.protocol === 'icmpv6' || rule.protocol === '58' ? 'ipv6-icmp' : (rule.protocol ?? 'any');
   return [

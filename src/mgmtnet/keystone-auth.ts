@@ -63,6 +63,20 @@ function cloudsYamlPath(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** Settings from `OS_CLOUD` (clouds.yaml) overlaid with `OS_*` variables, as the openstack CLI does. */
+/** What octonet reads of a `clouds.yaml` entry (as openstacksdk names it). */
+interface CloudEntry {
+  auth?: Record<string, string | undefined>;
+  region_name?: string;
+  interface?: string;
+  network_endpoint_override?: string;
+}
+
+/** A project as Keystone's `/v3/projects` answers it. */
+interface KeystoneProject {
+  id: string;
+  name: string;
+}
+
 export function keystoneSettingsFromEnvironment(env: NodeJS.ProcessEnv): KeystoneSettings {
   let auth: Record<string, string | undefined> = {};
   let region: string | undefined;
@@ -71,7 +85,9 @@ export function keystoneSettingsFromEnvironment(env: NodeJS.ProcessEnv): Keyston
   if (env.OS_CLOUD) {
     const path = cloudsYamlPath(env);
     if (!path) throw new KeystoneAuthError(`OS_CLOUD=${env.OS_CLOUD} but no clouds.yaml was found`);
-    const document = parseYaml(readFileSync(path, 'utf8')) as { clouds?: Record<string, any> };
+    const document = parseYaml(readFileSync(path, 'utf8')) as {
+      clouds?: Record<string, CloudEntry | undefined>;
+    } | null;
     const cloud = document?.clouds?.[env.OS_CLOUD];
     if (!cloud) throw new KeystoneAuthError(`cloud "${env.OS_CLOUD}" is not in ${path}`);
     auth = { ...(cloud.auth ?? {}) };
@@ -195,14 +211,14 @@ export class KeystoneSession {
       if (response.status === 403 || response.status === 401) return undefined;
       if (response.status === 404) return null;
       if (!response.ok) throw new KeystoneAuthError(`Keystone answered ${response.status} to ${path.split('?')[0]}`);
-      return (await response.json()) as any;
+      return (await response.json()) as { project?: KeystoneProject; projects?: KeystoneProject[] };
     };
     const byId = await get(`/projects/${encodeURIComponent(nameOrId)}`);
     if (byId?.project) return { id: byId.project.id, name: byId.project.name };
     const byName = await get(`/projects?name=${encodeURIComponent(nameOrId)}`);
     if (byName === undefined && byId === undefined) return undefined;
     const found = byName?.projects ?? [];
-    if (found.length === 1) return { id: found[0].id, name: found[0].name };
+    if (found.length === 1) return { id: found[0]!.id, name: found[0]!.name };
     if (found.length > 1) throw new KeystoneAuthError(`several projects are named "${nameOrId}": give its ID`);
     return null;
   }

@@ -64,13 +64,39 @@ export const SINGULAR = {
 } as const satisfies Record<Collection, string>;
 
 export type Query = Record<string, string | readonly string[] | number | boolean>;
-/** A Neutron object as the API returns it (attributes vary by collection and extension). */
+/** An address of a port or a router gateway. */
+export interface NeutronFixedIp {
+  subnet_id: string;
+  ip_address: string;
+}
+
+/**
+ * A Neutron object as the API returns it. Attributes vary by collection and extension: the ones
+ * the reconciler reads are typed here, the rest are passed on as they came.
+ */
 export interface NeutronObject {
   id: string;
   name?: string;
   tags?: string[];
-  [attribute: string]: any;
+  status?: string;
+  network_id?: string;
+  mac_address?: string;
+  mtu?: number;
+  cidr?: string;
+  security_group_id?: string;
+  fixed_ips?: NeutronFixedIp[];
+  'binding:host_id'?: string;
+  security_group_rules?: NeutronObject[];
+  external_gateway_info?: {
+    network_id: string;
+    enable_snat?: boolean;
+    external_fixed_ips?: NeutronFixedIp[];
+  } | null;
+  [attribute: string]: unknown;
 }
+
+/** A Neutron answer's JSON body: resources or lists of them under their names. */
+type NeutronBody = Record<string, unknown> | undefined;
 
 export interface NeutronClientOptions {
   /** Root of the Networking API (with or without a trailing `/v2.0`). */
@@ -131,7 +157,7 @@ export class NeutronClient {
     this.calls.writes = 0;
   }
 
-  async request(method: string, path: string, body?: unknown, retried = false): Promise<any> {
+  async request(method: string, path: string, body?: unknown, retried = false): Promise<NeutronBody> {
     if (method === 'GET') this.calls.reads++;
     else this.calls.writes++;
     const headers: Record<string, string> = { accept: 'application/json', ...(await this.options.authHeaders?.()) };
@@ -167,7 +193,7 @@ export class NeutronClient {
     }
     if (!text) return undefined;
     try {
-      return JSON.parse(text);
+      return JSON.parse(text) as NeutronBody;
     } catch {
       throw new NeutronApiError(response.status, 'BadResponse', 'the answer is not JSON', method, path);
     }
@@ -183,7 +209,7 @@ export class NeutronClient {
   async show<T = NeutronObject>(collection: Collection, id: string): Promise<T | null> {
     try {
       const body = await this.request('GET', `/${collection}/${encodeURIComponent(id)}`);
-      return body[SINGULAR[collection]] as T;
+      return body?.[SINGULAR[collection]] as T;
     } catch (error) {
       if (error instanceof NeutronApiError && error.status === 404) return null;
       throw error;
@@ -193,13 +219,13 @@ export class NeutronClient {
   async create<T = NeutronObject>(collection: Collection, attributes: Record<string, unknown>): Promise<T> {
     const key = SINGULAR[collection];
     const body = await this.request('POST', `/${collection}`, { [key]: attributes });
-    return body[key] as T;
+    return body?.[key] as T;
   }
 
   async update<T = NeutronObject>(collection: Collection, id: string, attributes: Record<string, unknown>): Promise<T> {
     const key = SINGULAR[collection];
     const body = await this.request('PUT', `/${collection}/${encodeURIComponent(id)}`, { [key]: attributes });
-    return body[key] as T;
+    return body?.[key] as T;
   }
 
   /** Deletes; false if it was already gone (a level-triggered caller does not care who won). */
@@ -218,11 +244,11 @@ export class NeutronClient {
     await this.request('PUT', `/${collection}/${encodeURIComponent(id)}/tags`, { tags: [...tags].sort() });
   }
 
-  async addRouterInterface(routerId: string, body: { subnet_id?: string; port_id?: string }): Promise<any> {
+  async addRouterInterface(routerId: string, body: { subnet_id?: string; port_id?: string }): Promise<NeutronBody> {
     return this.request('PUT', `/routers/${encodeURIComponent(routerId)}/add_router_interface`, body);
   }
 
-  async removeRouterInterface(routerId: string, body: { subnet_id?: string; port_id?: string }): Promise<any> {
+  async removeRouterInterface(routerId: string, body: { subnet_id?: string; port_id?: string }): Promise<NeutronBody> {
     return this.request('PUT', `/routers/${encodeURIComponent(routerId)}/remove_router_interface`, body);
   }
 }

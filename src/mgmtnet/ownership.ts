@@ -49,10 +49,6 @@ export function nodeOf(object: { tags?: string[] }): string | undefined {
   return (object.tags ?? []).find((t) => t.startsWith(NODE_PREFIX))?.slice(NODE_PREFIX.length);
 }
 
-export function isOwned(spec: MgmtNetSpec, object: { tags?: string[] }): boolean {
-  return (object.tags ?? []).includes(ownerTag(spec));
-}
-
 /** Tags in our namespace (`octonet-...`); anyone else's tags on our objects are left alone. */
 function isOctonetTag(tag: string): boolean {
   return tag.startsWith('octonet-');

@@ -27,8 +27,6 @@ import { ensureNetworks, ensureSecurityGroups, ensureSubnets, findLookAlikes } f
 import { ensureRouter } from './topologies/link-router.js';
 
 export type * from './report.js';
-export { observe, type Observed } from './pass.js';
-
 const STEPS = ['NetworkReady', 'SecurityGroupsReady', 'RouterReady', 'PortsReady'] as const;
 
 export async function applySpec(

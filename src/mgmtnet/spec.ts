@@ -42,7 +42,6 @@ export class SpecError extends Error {
 const API_VERSION = 'octonet.dev/v1';
 const KIND = 'OctaviaManagementNetwork';
 const TOPOLOGIES = ['per-node-ports', 'link-router', 'provider'] as const;
-export type Topology = (typeof TOPOLOGIES)[number];
 
 /**
  * Bytes geneve takes from the underlay MTU, as Neutron's geneve type driver counts them:

@@ -8,6 +8,7 @@
  * (retry at once, retry after a pause, answer 503) is decided here, once.
  */
 import type { Dialect, Kysely } from 'kysely';
+import type { Schema } from './schema.js';
 
 export type DbErrorKind =
   /** A unique or primary-key constraint refused a row: somebody else took the value first. */
@@ -106,7 +107,7 @@ export interface StoreDialect {
   /** The URL with any password masked, for logs. */
   readonly describe: string;
   /** Holds a transaction-scoped lock on `key` (see `Store.lockKey`). */
-  lockKey(tx: Kysely<any>, key: string): Promise<void>;
+  lockKey(tx: Kysely<Schema>, key: string): Promise<void>;
   /** Takes a transaction-scoped lock on `key` if nobody holds it; false when somebody does. */
-  tryLockKey(tx: Kysely<any>, key: string): Promise<boolean>;
+  tryLockKey(tx: Kysely<Schema>, key: string): Promise<boolean>;
 }

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from './database.js';
-import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
+import { chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
 import { lockRow } from './rows.js';
@@ -335,8 +335,4 @@ export async function projectsUsingSharedNetwork(tx: Tx, networkId: string, owne
     .where(sql<boolean>`not ${ownEntry}`)
     .execute();
   return [...new Set([...ports, ...subnets].map((r) => r.project_id))];
-}
-
-export function scopeAll(): Condition {
-  return and([]);
 }

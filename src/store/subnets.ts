@@ -101,17 +101,6 @@ export async function deleteAllocations(tx: Tx, subnetId: string, portIds: reado
   await tx.deleteFrom('ip_allocations').where('subnet_id', '=', subnetId).where('port_id', 'in', portIds).execute();
 }
 
-/** The port id holding the address on the network, if any. */
-export async function allocationHolder(db: Db, networkId: string, ip: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('ip_allocations')
-    .select('port_id')
-    .where('network_id', '=', networkId)
-    .where('ip_address', '=', ip)
-    .executeTakeFirst();
-  return row?.port_id;
-}
-
 export async function countAllocatedOnSubnet(db: Db, subnetId: string): Promise<number> {
   const row = await db
     .selectFrom('ip_allocations')

@@ -8,14 +8,7 @@
  * port-security entries), the Zed form is written. The applier turns these specs into transactions;
  * references between rows (a port's DHCP options) stay symbolic here.
  */
-import type {
-  ExtraDhcpOpt,
-  NetworkState,
-  PortState,
-  SecurityGroupRuleState,
-  SecurityGroupState,
-  SubnetState,
-} from '../host.js';
+import type { ExtraDhcpOpt, NetworkState, PortState, SecurityGroupState, SubnetState } from '../host.js';
 import { acl, type AclSpec } from './acl.js';
 import { isRouterPort, ROUTER_GATEWAY_OWNER, routerPortName } from './router-mapping.js';
 import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names.js';
@@ -524,4 +517,4 @@ export function dropPortGroup(): PortGroupSpec {
   return { name: DROP_PORT_GROUP, external_ids: {}, acls: [drop('from-lport', 'inport'), drop('to-lport', 'outport')] };
 }
 
-export type { AclSpec, SecurityGroupRuleState };
+export type { AclSpec };

@@ -20,9 +20,12 @@ export interface OvnMetrics {
   readonly portStatusChanges: Counter<'status'>;
 }
 
+/** What the connection gauges read of a client, whatever its tables. */
+type ConnectionState = Pick<OvsdbClient, 'connected' | 'reconnects'>;
+
 export function createOvnMetrics(
   registry: Registry,
-  clients: { nb: OvsdbClient<any>; sb: OvsdbClient<any> },
+  clients: { nb: ConnectionState; sb: ConnectionState },
 ): OvnMetrics {
   const registers = [registry];
   for (const [name, client] of Object.entries(clients)) {

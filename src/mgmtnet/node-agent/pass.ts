@@ -29,7 +29,7 @@ import { observeNode, observeOutcome, readChassis, readPortNetwork, portBound } 
 import { bindPort, plugStep, unplugLeftover } from './plug.js';
 import { probeStep } from './probe.js';
 
-export { DEFAULT_NODE_INTERFACE, type NodeAgentLog, type NodeAgentSpec } from './context.js';
+export { type NodeAgentLog, type NodeAgentSpec } from './context.js';
 
 /** After a change, how long the passes keep asking to be re-run until the port is up. */
 export const DEFAULT_SETTLE_MS = 15_000;
