@@ -5,10 +5,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OvnMechanismDriver } from '../../src/drivers/ovn/driver.js';
+import type { FullSyncReport } from '../../src/drivers/ovn/repair/full-sync.js';
 import { BACKENDS, newProjectId, useApi } from '../fixtures/api.js';
+import type { Json } from '../fixtures/json.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
 
 const pg = (sg: string) => `pg_${sg.replace(/-/g, '_')}`;
+
+/** The driver's full pass, run now (its repair loop is private: the tests reach in on purpose). */
+const fullPass = (driver: OvnMechanismDriver): Promise<FullSyncReport> =>
+  (driver as unknown as { repair: { fullSync(): Promise<FullSyncReport> } }).repair.fullSync();
 
 for (const backend of BACKENDS) {
   describe(`OVN NB rows from the API (${backend})`, () => {
@@ -23,10 +29,10 @@ for (const backend of BACKENDS) {
       ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnetId && !r.external_ids.port_id)!;
     const group = (name: string) => ovn.nbRows('Port_Group').find((r) => r.name === name);
 
-    let net: any;
-    let subnet: any;
-    let port: any;
-    let metadata: any;
+    let net: Json;
+    let subnet: Json;
+    let port: Json;
+    let metadata: Json;
 
     it('a network becomes a Logical_Switch named neutron-<id> with its revision', async () => {
       const r = await member().post('/v2.0/networks', { network: { name: 'n1' } });
@@ -104,11 +110,11 @@ for (const backend of BACKENDS) {
       assert.equal(row.external_ids['neutron:port_name'], 'p1');
       assert.equal(row.external_ids['neutron:revision_number'], String(port.revision_number));
       assert.equal(row.external_ids['neutron:security_group_ids'], port.security_groups[0]);
-      assert.ok(switchOf(net.id).ports.includes(row._uuid));
-      assert.ok(group('neutron_pg_drop').ports.includes(row._uuid));
+      assert.ok(switchOf(net.id).ports.includes(row._uuid), 'the LSP is on its switch');
+      assert.ok(group('neutron_pg_drop').ports.includes(row._uuid), 'the LSP is in neutron_pg_drop');
       const sg = group(pg(port.security_groups[0]));
       assert.ok(sg, 'the default group got its Port_Group when the port needed it');
-      assert.ok(sg.ports.includes(row._uuid));
+      assert.ok(sg.ports.includes(row._uuid), 'the LSP is in its group');
       assert.equal(sg.acls.length, 4, "the default group's four rules");
     });
 
@@ -123,8 +129,8 @@ for (const backend of BACKENDS) {
       const row = lsp(port.id);
       assert.deepEqual(row.port_security, []);
       assert.deepEqual(row.addresses, [`${port.mac_address} ${port.fixed_ips[0].ip_address}`, 'unknown']);
-      assert.ok(!group('neutron_pg_drop').ports.includes(row._uuid));
-      assert.ok(!group(pg(port.security_groups[0])).ports.includes(row._uuid));
+      assert.ok(!group('neutron_pg_drop').ports.includes(row._uuid), 'the LSP left neutron_pg_drop');
+      assert.ok(!group(pg(port.security_groups[0])).ports.includes(row._uuid), 'the LSP left its group');
     });
 
     it('security group rules become ACLs and go away with the rule', async () => {
@@ -163,9 +169,9 @@ for (const backend of BACKENDS) {
 
     it('a full pass right after finds nothing to change', async () => {
       await driver().settled();
-      const report = await (driver() as any).repair.fullSync();
+      const report = await fullPass(driver());
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
-      assert.ok(report.unchanged > 0);
+      assert.ok(report.unchanged > 0, JSON.stringify(report));
     });
 
     it('deletes: the port, the subnet (its row, the metadata address), the network (its switch)', async () => {
@@ -184,9 +190,9 @@ for (const backend of BACKENDS) {
     const ovn = useOvnCentral();
     const api = useApi(backend, { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
     const driver = () => api.server.drivers[0] as OvnMechanismDriver;
-    let net: any;
-    let subnet: any;
-    let port: any;
+    let net: Json;
+    let subnet: Json;
+    let port: Json;
     const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
 
     it('sets up a network, a subnet and a port', async () => {
@@ -195,14 +201,14 @@ for (const backend of BACKENDS) {
         await api.admin.post('/v2.0/subnets', { subnet: { network_id: net.id, cidr: '10.70.0.0/24', ip_version: 4 } })
       ).body.subnet;
       port = (await api.admin.post('/v2.0/ports', { port: { network_id: net.id, name: 'dp' } })).body.port;
-      assert.ok(lsp(port.id));
+      assert.ok(lsp(port.id), 'the port has its LSP');
     });
 
     it('an LSP deleted by hand comes back, without an API call', async () => {
       ovn.nbctl('lsp-del', port.id);
       const row = await eventually(() => {
         const r = lsp(port.id);
-        assert.ok(r);
+        assert.ok(r, 'the LSP is back');
         return r;
       });
       assert.equal(row.external_ids['neutron:port_name'], 'dp');
@@ -212,6 +218,7 @@ for (const backend of BACKENDS) {
             .nbRows('Port_Group')
             .find((g) => g.name === 'neutron_pg_drop')
             .ports.includes(row._uuid),
+          'the LSP is in neutron_pg_drop again',
         ),
       );
     });
@@ -229,7 +236,7 @@ for (const backend of BACKENDS) {
       ovn.nbctl('ls-del', `neutron-${net.id}`);
       await eventually(() => {
         const ls = ovn.nbRows('Logical_Switch').find((r) => r.name === `neutron-${net.id}`);
-        assert.ok(ls);
+        assert.ok(ls, 'the switch is back');
         assert.equal(ls.ports.length, 2, 'the port and the metadata port');
       });
     });
@@ -242,11 +249,11 @@ for (const backend of BACKENDS) {
       ovn.nbctl('set', 'ACL', acl._uuid, 'action=drop');
       await eventually(() => {
         const row = ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnet.id);
-        assert.ok(row);
+        assert.ok(row, 'the DHCP options are back');
         assert.equal(lsp(port.id).dhcpv4_options, row._uuid);
         const drop = ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop');
-        assert.ok(drop);
-        assert.ok(drop.ports.includes(lsp(port.id)._uuid));
+        assert.ok(drop, 'neutron_pg_drop is back');
+        assert.ok(drop.ports.includes(lsp(port.id)._uuid), 'the port is in neutron_pg_drop again');
         assert.equal(ovn.nbRows('ACL').find((a) => a._uuid === acl._uuid).action, 'allow-related');
       });
     });
@@ -263,13 +270,22 @@ for (const backend of BACKENDS) {
     it('an NB restarted empty is rebuilt from the database', async () => {
       ovn.restartNb({ empty: true });
       await eventually(() => {
-        assert.ok(lsp(port.id));
-        assert.ok(ovn.nbRows('Logical_Switch').find((r) => r.name === `neutron-${net.id}`));
-        assert.ok(ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnet.id));
-        assert.ok(ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop'));
+        assert.ok(lsp(port.id), 'the LSP is back');
+        assert.ok(
+          ovn.nbRows('Logical_Switch').find((r) => r.name === `neutron-${net.id}`),
+          'the switch is back',
+        );
+        assert.ok(
+          ovn.nbRows('DHCP_Options').find((r) => r.external_ids.subnet_id === subnet.id),
+          'the DHCP options are back',
+        );
+        assert.ok(
+          ovn.nbRows('Port_Group').find((g) => g.name === 'neutron_pg_drop'),
+          'neutron_pg_drop is back',
+        );
       });
       await driver().settled();
-      const report = await (driver() as any).repair.fullSync();
+      const report = await fullPass(driver());
       assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
     });
 
@@ -303,16 +319,16 @@ describe('OVN virtual ports: a VIP listed in other ports’ allowed address pair
   const ovn = useOvnCentral();
   const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
   const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
-  let net: any;
-  let vip: any;
-  let amphora1: any;
-  let amphora2: any;
+  let net: Json;
+  let vip: Json;
+  let amphora1: Json;
+  let amphora2: Json;
 
   /** The full pass computes the parents from its snapshot: it must agree with the write path. */
   const fullPassChangesNothing = async () => {
     const driver = api.server.drivers[0] as OvnMechanismDriver;
     await driver.settled();
-    const report = await (driver as any).repair.fullSync();
+    const report = await fullPass(driver);
     assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
   };
 
