@@ -121,23 +121,17 @@ describe('validatePools', () => {
     ]);
   });
 
-  it('rejects a reversed, unparsable or wrong-version pool as InvalidAllocationPool', () => {
-    for (const pool of [
-      { start: '10.0.0.20', end: '10.0.0.10' },
-      { start: 'ten', end: '10.0.0.10' },
-      { start: 'fd00::1', end: 'fd00::5' },
-    ]) {
-      assert.throws(() => validatePools([pool], cidr), { type: 'InvalidAllocationPool' }, JSON.stringify(pool));
-    }
-  });
-
-  it('rejects the network or broadcast address, or a pool leaving the subnet, as OutOfBoundsAllocationPool', () => {
-    for (const pool of [
-      { start: '10.0.0.0', end: '10.0.0.10' },
-      { start: '10.0.0.250', end: '10.0.0.255' },
-      { start: '10.0.0.250', end: '10.0.1.5' },
-    ]) {
-      assert.throws(() => validatePools([pool], cidr), { type: 'OutOfBoundsAllocationPool' }, JSON.stringify(pool));
+  it('rejects a reversed, unparsable or wrong-version pool as InvalidAllocationPool, one leaving the subnet or on its network or broadcast address as OutOfBoundsAllocationPool', () => {
+    const cases: [string, { start: string; end: string }][] = [
+      ['InvalidAllocationPool', { start: '10.0.0.20', end: '10.0.0.10' }],
+      ['InvalidAllocationPool', { start: 'ten', end: '10.0.0.10' }],
+      ['InvalidAllocationPool', { start: 'fd00::1', end: 'fd00::5' }],
+      ['OutOfBoundsAllocationPool', { start: '10.0.0.0', end: '10.0.0.10' }],
+      ['OutOfBoundsAllocationPool', { start: '10.0.0.250', end: '10.0.0.255' }],
+      ['OutOfBoundsAllocationPool', { start: '10.0.0.250', end: '10.0.1.5' }],
+    ];
+    for (const [type, pool] of cases) {
+      assert.throws(() => validatePools([pool], cidr), { type }, JSON.stringify(pool));
     }
   });
 
