@@ -205,13 +205,22 @@ export class KeystoneSession {
   async findProject(nameOrId: string): Promise<{ id: string; name: string } | null | undefined> {
     const token = await this.token();
     const get = async (path: string) => {
-      const response = await fetch(`${this.settings.authUrl}${path}`, {
-        headers: { 'x-auth-token': token.value, accept: 'application/json' },
-      });
-      if (response.status === 403 || response.status === 401) return undefined;
-      if (response.status === 404) return null;
-      if (!response.ok) throw new KeystoneAuthError(`Keystone answered ${response.status} to ${path.split('?')[0]}`);
-      return (await response.json()) as { project?: KeystoneProject; projects?: KeystoneProject[] };
+      const what = path.split('?')[0];
+      try {
+        // The signal covers the body too: a Keystone that stalls mid-answer is an error, not a hang.
+        const response = await fetch(`${this.settings.authUrl}${path}`, {
+          headers: { 'x-auth-token': token.value, accept: 'application/json' },
+          signal: AbortSignal.timeout(KEYSTONE_TIMEOUT_MS),
+        });
+        if (response.status === 403 || response.status === 401) return undefined;
+        if (response.status === 404) return null;
+        if (!response.ok) throw new KeystoneAuthError(`Keystone answered ${response.status} to ${what}`);
+        return (await response.json()) as { project?: KeystoneProject; projects?: KeystoneProject[] };
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name !== 'TimeoutError' && name !== 'AbortError') throw error;
+        throw new KeystoneAuthError(`Keystone did not answer ${what} within ${KEYSTONE_TIMEOUT_MS / 1000} s`);
+      }
     };
     const byId = await get(`/projects/${encodeURIComponent(nameOrId)}`);
     if (byId?.project) return { id: byId.project.id, name: byId.project.name };

@@ -147,6 +147,7 @@ export function createSqliteDialect(path: string): StoreDialect {
           (opened = new ReopeningDatabase(
             (mustExist, onError) => openConnection(path, mustExist, onError),
             classifySqliteError,
+            path !== ':memory:',
           )),
       };
       return Object.assign(new SqliteDialect(config), {

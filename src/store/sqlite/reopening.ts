@@ -23,6 +23,8 @@ export class ReopeningDatabase implements SqliteDatabase {
     /** Opens the file; `mustExist` for every open after the first. */
     private readonly open: (mustExist: boolean, onError: (error: unknown) => void) => Database.Database,
     private readonly classify: (error: unknown) => { kind: DbErrorKind } | null,
+    /** False for `:memory:`: opening it again would give a new, empty database. */
+    private readonly reopenable = true,
   ) {
     this.current = open(false, this.onError);
   }
@@ -30,7 +32,7 @@ export class ReopeningDatabase implements SqliteDatabase {
   /** Told about every failed statement (by the statement wrappers `open` installs). */
   private readonly onError = (error: unknown) => {
     const kind = this.classify(error)?.kind;
-    if (kind && REOPEN_AFTER.has(kind)) this.reopen = true;
+    if (kind && REOPEN_AFTER.has(kind) && this.reopenable) this.reopen = true;
   };
 
   get inTransaction(): boolean {
@@ -39,7 +41,13 @@ export class ReopeningDatabase implements SqliteDatabase {
 
   prepare(sql: string): SqliteStatement {
     if (!this.current || (this.reopen && !this.current.inTransaction)) this.reconnect();
-    return this.current!.prepare(sql);
+    try {
+      return this.current!.prepare(sql);
+    } catch (error) {
+      // Preparing reads the schema: a replaced or unreadable file fails here first.
+      this.onError(error);
+      throw error;
+    }
   }
 
   close(): void {
