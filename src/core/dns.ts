@@ -37,8 +37,8 @@ export const validateDnsDomainName =
   (maxLen = FQDN_MAX_LEN): Validator =>
   (data) => {
     const msg = validateString()(data);
-    if (msg) return msg;
-    const text = data as string;
+    if (msg || typeof data !== 'string') return msg;
+    const text = data;
     if (!text) return undefined;
     if (!text.endsWith('.')) return `'${text}' is not a FQDN`;
     const format = validateDnsFormat(text, maxLen);
@@ -60,8 +60,8 @@ export const validateDnsHostName =
   (configDomain: string, maxLen = FQDN_MAX_LEN): Validator =>
   (data) => {
     const msg = validateString()(data);
-    if (msg) return msg;
-    const text = data as string;
+    if (msg || typeof data !== 'string') return msg;
+    const text = data;
     const format = validateDnsFormat(text, maxLen);
     if (format) return format;
     const domain = configuredDnsDomain(configDomain);

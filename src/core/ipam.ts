@@ -26,6 +26,7 @@ import {
   type IpNetwork,
   type IpVersion,
 } from './ip.js';
+import { decodeStringList } from '../store/rows.js';
 
 export interface IpRange {
   readonly first: bigint;
@@ -271,6 +272,6 @@ export function toIpamSubnet(row: {
     pools,
     ipv6AddressMode: row.ipv6_address_mode,
     ipv6RaMode: row.ipv6_ra_mode,
-    serviceTypes: JSON.parse(row.service_types) as string[],
+    serviceTypes: decodeStringList(row.service_types),
   };
 }

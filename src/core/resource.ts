@@ -30,10 +30,23 @@ export interface ResourceService {
   notFound(id: string | null): Error;
 }
 
+/**
+ * A field of a view or a prepared body that is always a string (an id, the project, the parent
+ * network); anything else there is octonet's bug, never the client's, so not a Neutron error.
+ */
+export function stringField(item: View | Body, key: string): string {
+  const value = item[key];
+  if (typeof value !== 'string') throw new Error(`the ${key} field is ${typeof value}, not a string`);
+  return value;
+}
+
 /** How many of `items` each project creates (quotas are counted per project). */
 export function countByProject(items: readonly Body[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(item.project_id as string, (counts.get(item.project_id as string) ?? 0) + 1);
+  for (const item of items) {
+    const project = stringField(item, 'project_id');
+    counts.set(project, (counts.get(project) ?? 0) + 1);
+  }
   return counts;
 }
 

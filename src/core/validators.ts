@@ -87,6 +87,11 @@ export const validateString =
     return undefined;
   };
 
+/** A list whose items are all strings. */
+export function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
 export const orNone =
   (v: Validator): Validator =>
   (data) =>
@@ -97,7 +102,7 @@ export const validateNotEmptyString =
   (data) => {
     const msg = validateString(maxLen)(data);
     if (msg) return msg;
-    if (!(data as string).trim()) return `'${data as string}' Blank strings are not permitted`;
+    if (typeof data === 'string' && !data.trim()) return `'${data}' Blank strings are not permitted`;
     return undefined;
   };
 
@@ -114,9 +119,8 @@ export const validateNameString =
   (maxLen?: number): Validator =>
   (data) => {
     const msg = validateString(maxLen)(data);
-    if (msg) return msg;
-    const text = data as string;
-    if (!NAME_CHARS.test(text) || NAME_EDGE.test(text)) return `'${text}' is not a valid string`;
+    if (msg || typeof data !== 'string') return msg;
+    if (!NAME_CHARS.test(data) || NAME_EDGE.test(data)) return `'${data}' is not a valid string`;
     return undefined;
   };
 
@@ -125,13 +129,13 @@ export const validateOnelineNotEmptyString =
   (maxLen?: number): Validator =>
   (data) => {
     const msg = validateNotEmptyString(maxLen)(data);
-    if (msg) return msg;
+    if (msg || typeof data !== 'string') return msg;
     if (
-      (data as string)
+      data
         .split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/)
         .filter((l, i, all) => i < all.length - 1 || l !== '').length > 1
     ) {
-      return `Multi-line string is not allowed: '${data as string}'`;
+      return `Multi-line string is not allowed: '${data}'`;
     }
     return undefined;
   };

@@ -15,6 +15,7 @@ const createSchema = z.object({
   ...association,
   project_id: z.string(),
   floating_network_id: z.string(),
+  tags: z.array(z.string()).optional(),
   subnet_id: z.string().nullable(),
   floating_ip_address: z.string().nullable(),
   dns_name: z.string(),

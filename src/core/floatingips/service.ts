@@ -259,7 +259,7 @@ export class FloatingIpService implements ResourceService {
     const association = await resolveAssociation(tx, ctx, this.ports, row, body, true);
     if (association) Object.assign(row, associationColumns(association));
     await insertRow(this.deps.store, tx, 'floatingips', row);
-    await addTags(tx, 'floatingip', id, (item.tags as string[] | undefined) ?? []);
+    await addTags(tx, 'floatingip', id, body.tags ?? []);
     return { view: await this.viewOf(tx, row), portEvent };
   }
 

@@ -120,8 +120,9 @@ function page(items: NetworkIpAvailability[], query: ListQuery): NetworkIpAvaila
   const sorts = [...query.sorts, { key: 'network_id', ascending: true }];
   items.sort((a, b) => {
     for (const { key, ascending } of sorts) {
-      const x = a[key as keyof NetworkIpAvailability] as string;
-      const y = b[key as keyof NetworkIpAvailability] as string;
+      // Only `network_id` sorts (the query parser refuses the rest), so both are text already.
+      const x = String(a[key as keyof NetworkIpAvailability]);
+      const y = String(b[key as keyof NetworkIpAvailability]);
       if (x !== y) return (x < y ? -1 : 1) * (ascending ? 1 : -1);
     }
     return 0;

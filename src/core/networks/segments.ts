@@ -90,7 +90,8 @@ export function requestedSegment(config: SegmentConfig, request: ProviderRequest
   const segId = request['provider:segmentation_id'];
   if (![type, physnet, segId].some(isSet)) return null;
   if (!isSet(type)) throw invalid('network_type required');
-  const physicalNetwork = isSet(physnet) ? (physnet as string) : null;
+  // The attribute map's validateString let only a string through.
+  const physicalNetwork = typeof physnet === 'string' ? physnet : null;
   const segmentationId = isSet(segId) ? (segId as number) : null;
   switch (type) {
     case 'geneve':

@@ -57,7 +57,14 @@ import {
   storedKey,
   type Segment,
 } from './segments.js';
-import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
+import {
+  decodeStringList,
+  deleteRowWithTags,
+  insertRow,
+  type RowPatch,
+  type RowValues,
+  updateRow,
+} from '../../store/rows.js';
 
 /** Ports deleted together with their network rather than blocking its deletion. */
 export const AUTO_DELETE_PORT_OWNERS = ['network:dhcp', 'network:distributed', 'network:floatingip_agent_gateway'];
@@ -105,7 +112,7 @@ export class NetworkService implements ResourceService {
       status: row.status,
       subnets: record.subnetIds,
       shared: isSharedWith(record, ctx.projectId),
-      availability_zone_hints: JSON.parse(row.availability_zone_hints) as string[],
+      availability_zone_hints: decodeStringList(row.availability_zone_hints),
       availability_zones: [],
       'router:external': record.external,
       description: row.description,

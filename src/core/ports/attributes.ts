@@ -93,15 +93,16 @@ export const validateAllowedAddressPairs =
             `Subnet ${formatNetwork(net)} overlaps with multicast range ${formatNetwork(multicast)}, which is not supported.`,
           );
         }
-      } else if (isMulticast(parseIp(ip)!.version, parseIp(ip)!.value)) {
-        throw HTTPBadRequest(`IP ${ip as string} is a multicast address, which is not supported.`);
+      } else if (typeof ip === 'string' && isMulticast(parseIp(ip)!.version, parseIp(ip)!.value)) {
+        // `ip` passed validateIpAddress above, so it is a string; the check only narrows the type.
+        throw HTTPBadRequest(`IP ${ip} is a multicast address, which is not supported.`);
       }
-      if (p.mac_address !== undefined && p.mac_address !== null) {
-        const mac = parseMac(p.mac_address)!;
+      // A present MAC passed validateMacAddress above, which refuses anything but a string.
+      const rawMac = p.mac_address;
+      if (typeof rawMac === 'string') {
+        const mac = parseMac(rawMac)!;
         if (parseInt(mac.slice(0, 2), 16) & 1) {
-          throw HTTPBadRequest(
-            `MAC address ${p.mac_address as string} is a multicast address, which is not supported.`,
-          );
+          throw HTTPBadRequest(`MAC address ${rawMac} is a multicast address, which is not supported.`);
         }
       }
     }

@@ -13,6 +13,7 @@ import {
   SecurityGroupNotFound,
 } from '../errors.js';
 import type { Body } from '../resource.js';
+import type { PortUpdate } from './body.js';
 import { ensureDefaultSecurityGroup } from '../security-groups/default-group.js';
 import type { Tx } from '../../store/database.js';
 import type { PortRecord } from '../../store/ports.js';
@@ -96,13 +97,14 @@ export async function securityForUpdate(
   ctx: RequestContext,
   record: PortRecord,
   body: Body,
+  change: PortUpdate,
 ): Promise<PortSecurityUpdate> {
   const portSecurity =
     'port_security_enabled' in body
       ? (body.port_security_enabled as boolean)
       : toBool(record.row.port_security_enabled);
   const pairs = body.allowed_address_pairs as AddressPairRequest[] | undefined;
-  const groups = body.security_groups as string[] | undefined;
+  const groups = change.security_groups;
   if (!portSecurity) {
     if (pairs && pairs.length) throw AddressPairAndPortSecurityRequired({});
     if (pairs === undefined && record.addressPairs.length) throw AddressPairAndPortSecurityRequired({});
@@ -113,7 +115,7 @@ export async function securityForUpdate(
   if ('port_security_enabled' in body) result.portSecurity = portSecurity;
   if (pairs !== undefined) result.addressPairs = pairs;
   if (groups !== undefined) {
-    const trusted = isTrustedPort((body.device_owner as string | undefined) ?? record.row.device_owner);
+    const trusted = isTrustedPort(change.device_owner ?? record.row.device_owner);
     result.securityGroups = trusted ? [] : await checkedGroups(tx, ctx, record.row.project_id, groups);
   }
   return result;

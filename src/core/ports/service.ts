@@ -18,7 +18,14 @@ import { dnsAssignment, portDnsNamesEnabled } from '../dns.js';
 import { MacAddressInUse, PortBound, PortNotFound } from '../errors.js';
 import { isAutoAddressSubnet, toIpamSubnet, type IpamSubnet } from '../ipam.js';
 import type { ListQuery } from '../list-query.js';
-import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
+import {
+  policyTarget,
+  stringField,
+  type Body,
+  type Precondition,
+  type ResourceService,
+  type View,
+} from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import type { NetworkService } from '../networks/service.js';
@@ -182,7 +189,7 @@ export class PortService implements ResourceService {
     if (ctx.isAdmin || ctx.isService) return views;
     const networks = await networkAccessByView(this.deps.store.db, views);
     return views.filter((v) =>
-      this.deps.authz.canRead(ctx, 'port', this.target(v, networks.get(v.network_id as string), ctx)),
+      this.deps.authz.canRead(ctx, 'port', this.target(v, networks.get(stringField(v, 'network_id')), ctx)),
     );
   }
 
@@ -403,7 +410,7 @@ export class PortService implements ResourceService {
       mac,
     });
 
-    const security = await securityForUpdate(deps, tx, ctx, record, body);
+    const security = await securityForUpdate(deps, tx, ctx, record, body, change);
     if (security.portSecurity !== undefined) patch.port_security_enabled = security.portSecurity;
     if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);
     if (security.addressPairs) {

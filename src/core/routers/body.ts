@@ -28,6 +28,8 @@ const createSchema = z.object({
   name: z.string(),
   description: z.string(),
   external_gateway_info: gatewayInfo,
+  availability_zone_hints: z.array(z.string()).optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 const updateSchema = z

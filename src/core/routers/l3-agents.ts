@@ -20,7 +20,7 @@ import {
   RouterHostedByL3Agent,
   RouterNotHostedByL3Agent,
 } from '../errors.js';
-import type { View } from '../resource.js';
+import { stringField, type View } from '../resource.js';
 import { EMPTY_LIST_QUERY } from '../list-query.js';
 import { timestamp } from '../standard-attributes.js';
 import type { RouterService } from './service.js';
@@ -65,7 +65,7 @@ export class L3AgentScheduler {
     await this.gatewayAgent(ctx, agentId);
     const hosted: View[] = [];
     for (const router of await this.routers.list(adminContext('l3-routers'), EMPTY_LIST_QUERY)) {
-      if ((await this.hosting(router.id as string)).some((a) => a.id === agentId)) hosted.push(router);
+      if ((await this.hosting(stringField(router, 'id'))).some((a) => a.id === agentId)) hosted.push(router);
     }
     return hosted;
   }
@@ -74,7 +74,7 @@ export class L3AgentScheduler {
     this.deps.authz.enforceRule(ctx, 'create_l3-router', {});
     await this.routers.getVisible(this.deps.store.db, ctx, routerId);
     await this.gatewayAgent(ctx, agentId);
-    const current = (await this.hosting(routerId)).map((a) => a.id as string);
+    const current = (await this.hosting(routerId)).map((a) => stringField(a, 'id'));
     if (current.includes(agentId)) throw RouterHostedByL3Agent({ router_id: routerId, agent_id: agentId });
     await this.pin(ctx, routerId, [...current, agentId]);
   }
@@ -83,7 +83,7 @@ export class L3AgentScheduler {
     this.deps.authz.enforceRule(ctx, 'delete_l3-router', {});
     await this.gatewayAgent(ctx, agentId);
     await this.routers.getVisible(this.deps.store.db, ctx, routerId);
-    const current = (await this.hosting(routerId)).map((a) => a.id as string);
+    const current = (await this.hosting(routerId)).map((a) => stringField(a, 'id'));
     if (!current.includes(agentId)) throw RouterNotHostedByL3Agent({ router_id: routerId, agent_id: agentId });
     await this.pin(
       ctx,

@@ -29,7 +29,14 @@ import {
   type RouterRoute,
   routerVisibility,
 } from '../../store/routers.js';
-import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
+import {
+  decodeStringList,
+  deleteRowWithTags,
+  insertRow,
+  type RowPatch,
+  type RowValues,
+  updateRow,
+} from '../../store/rows.js';
 import { toBool } from '../../store/schema.js';
 import { subnetsOfNetwork, getSubnetRow } from '../../store/subnets.js';
 import { addTags } from '../../store/tags.js';
@@ -91,7 +98,7 @@ export class RouterService implements ResourceService {
         : null,
       description: row.description,
       availability_zones: [],
-      availability_zone_hints: JSON.parse(row.availability_zone_hints) as string[],
+      availability_zone_hints: decodeStringList(row.availability_zone_hints),
       routes: record.routes,
       tags: record.tags,
       created_at: row.created_at,
@@ -182,14 +189,14 @@ export class RouterService implements ResourceService {
           status: 'ACTIVE',
           enable_snat: deps.config.network.enable_snat_by_default,
           gw_port_id: null,
-          availability_zone_hints: (item.availability_zone_hints as string[] | undefined) ?? [],
+          availability_zone_hints: body.availability_zone_hints ?? [],
           description: body.description,
           revision_number: 0,
           created_at: now,
           updated_at: now,
         };
         const row = await insertRow(deps.store, tx, 'routers', values);
-        await addTags(tx, 'router', row.id, (item.tags as string[] | undefined) ?? []);
+        await addTags(tx, 'router', row.id, body.tags ?? []);
         const request = gatewayRequest(body.external_gateway_info);
         const portEvents: Events = [];
         if (request) {

@@ -23,8 +23,8 @@ const validateNameNotDefault =
   (maxLen: number): Validator =>
   (data) => {
     const msg = validateString(maxLen)(data);
-    if (msg) return msg;
-    if ((data as string).toLowerCase() === DEFAULT_SECURITY_GROUP_NAME) throw SecurityGroupDefaultAlreadyExists({});
+    if (msg || typeof data !== 'string') return msg;
+    if (data.toLowerCase() === DEFAULT_SECURITY_GROUP_NAME) throw SecurityGroupDefaultAlreadyExists({});
     return undefined;
   };
 

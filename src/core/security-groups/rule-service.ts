@@ -25,7 +25,7 @@ import {
   httpError,
 } from '../errors.js';
 import type { ListQuery } from '../list-query.js';
-import { countByProject } from '../resource.js';
+import { countByProject, stringField } from '../resource.js';
 import type { Body, Precondition, ResourceService, View } from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
@@ -66,7 +66,7 @@ function singleGroup(items: Body[]): string {
     projects.add(item.project_id);
     if (projects.size > 1) throw SecurityGroupRulesNotSingleProject({});
   }
-  return items[0]!.security_group_id as string;
+  return stringField(items[0]!, 'security_group_id');
 }
 
 export class SecurityGroupRuleService implements ResourceService {

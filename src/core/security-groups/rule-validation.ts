@@ -174,7 +174,7 @@ function validatePortRange(rule: Body): void {
   const max = rule.port_range_max as number | null;
   if (min === null && max === null) return;
   if (!rule.protocol) throw SecurityGroupProtocolRequiredWithPorts({});
-  const protocol = protocolNumber(rule.protocol as string);
+  const protocol = protocolNumber(String(rule.protocol));
   if (PORT_PROTOCOL_NUMBERS.includes(protocol)) {
     if (min === 0 || max === 0) throw SecurityGroupInvalidPortValue({ port: 0 });
     if (min === null || max === null || min > max) throw SecurityGroupInvalidPortRange({});
@@ -198,7 +198,8 @@ function validatePortRange(rule: Body): void {
  */
 export function canonicaliseRule(rule: Body): void {
   if (rule.ethertype === 'IPv6') {
-    if (LEGACY_IPV6_ICMP_NAMES.includes(rule.protocol as string)) rule.protocol = 'ipv6-icmp';
+    if (typeof rule.protocol === 'string' && LEGACY_IPV6_ICMP_NAMES.includes(rule.protocol))
+      rule.protocol = 'ipv6-icmp';
     else if (rule.protocol === '1') rule.protocol = '58';
   }
   if (rule.port_range_min === 1 && rule.port_range_max === 65535) {
@@ -206,11 +207,11 @@ export function canonicaliseRule(rule: Body): void {
     rule.port_range_max = null;
   }
   validatePortRange(rule);
-  const prefix = rule.remote_ip_prefix as string | null;
-  if (prefix && rule.ethertype !== `IPv${parseIpPrefix(prefix)!.version}`) {
+  const prefix = rule.remote_ip_prefix;
+  if (typeof prefix === 'string' && prefix && rule.ethertype !== `IPv${parseIpPrefix(prefix)!.version}`) {
     throw SecurityGroupRuleParameterConflict({ ethertype: rule.ethertype, cidr: prefix });
   }
-  if (rule.ethertype === 'IPv4' && IPV6_ONLY_PROTOCOLS.has(rule.protocol as string)) {
+  if (rule.ethertype === 'IPv4' && typeof rule.protocol === 'string' && IPV6_ONLY_PROTOCOLS.has(rule.protocol)) {
     throw SecurityGroupEthertypeConflictWithProtocol({ ethertype: rule.ethertype, protocol: rule.protocol });
   }
   const remotes = [rule.remote_ip_prefix, rule.remote_group_id, rule.remote_address_group_id];
@@ -251,11 +252,12 @@ const ANY_PREFIXES = new Set(['0.0.0.0/0', '::/0']);
  * protocols compare by name and number; everything else as text.
  */
 export function ruleKey(rule: RuleKeyFields): string {
-  const ethertype = rule.ethertype as string;
+  // Only `IPv6` matters to protocolIdentity; an absent ethertype compares as no match.
+  const ethertype = typeof rule.ethertype === 'string' ? rule.ethertype : '';
   const part = (key: keyof RuleKeyFields): string => {
     const value = rule[key];
     if (value === null || value === undefined) return '+';
-    if (key === 'remote_ip_prefix' && ANY_PREFIXES.has(value as string)) return '+';
+    if (key === 'remote_ip_prefix' && typeof value === 'string' && ANY_PREFIXES.has(value)) return '+';
     if (key === 'protocol') return protocolIdentity(String(value), ethertype);
     return String(value);
   };

@@ -25,6 +25,7 @@ const createSchema = z.object({
   ...bounds,
   project_id: z.string(),
   default_quota: changeable.default_quota.optional(),
+  tags: z.array(z.string()).optional(),
 });
 const updateSchema = z.object({ ...changeable, ...bounds }).partial();
 

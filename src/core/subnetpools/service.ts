@@ -175,7 +175,7 @@ export class SubnetPoolService implements ResourceService {
     };
     const row = await insertRow(this.deps.store, tx, 'subnetpools', values);
     await replacePrefixes(tx, row.id, prefixes);
-    await addTags(tx, 'subnetpool', row.id, (item.tags as string[] | undefined) ?? []);
+    await addTags(tx, 'subnetpool', row.id, body.tags ?? []);
     return this.view((await getSubnetPoolRecord(tx, row.id))!);
   }
 

@@ -36,7 +36,14 @@ import {
   type PoolText,
 } from '../ipam.js';
 import type { ListQuery } from '../list-query.js';
-import { policyTarget, type Body, type Precondition, type ResourceService, type View } from '../resource.js';
+import {
+  policyTarget,
+  stringField,
+  type Body,
+  type Precondition,
+  type ResourceService,
+  type View,
+} from '../resource.js';
 import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import { AUTO_DELETE_PORT_OWNERS } from '../networks/service.js';
@@ -67,7 +74,24 @@ import { loadTags } from '../../store/tags.js';
 import { SUBNET_SPEC } from './attributes.js';
 import type { SubnetPoolService } from '../subnetpools/service.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
-import { deleteRowWithTags, insertRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
+import {
+  decodeJson,
+  decodeStringList,
+  deleteRowWithTags,
+  insertRow,
+  type RowPatch,
+  type RowValues,
+  updateRow,
+} from '../../store/rows.js';
+
+/**
+ * `dns_nameservers` as the attribute map passed it: a list of addresses, or a value Python's
+ * validator lets through (`""`, `{}`; see body.ts). The cast keeps reading it as a list, as
+ * Neutron's code does; typing it would refuse what Neutron takes.
+ */
+function nameserversAsPassed(body: Body): string[] | undefined {
+  return body.dns_nameservers as string[] | undefined;
+}
 
 /** neutron.ipam.exceptions.IpamValueInvalid: a Conflict carrying its own message. */
 const IpamValueInvalid = define<{ message: string }>('IpamValueInvalid', 'Conflict', '%(message)s');
@@ -108,9 +132,9 @@ export class SubnetService implements ResourceService {
       cidr: row.cidr,
       allocation_pools: JSON.parse(row.allocation_pools) as PoolText[],
       host_routes: JSON.parse(row.host_routes) as unknown[],
-      dns_nameservers: JSON.parse(row.dns_nameservers) as string[],
+      dns_nameservers: decodeJson(row.dns_nameservers),
       description: row.description,
-      service_types: JSON.parse(row.service_types) as string[],
+      service_types: decodeStringList(row.service_types),
       dns_publish_fixed_ip: toBool(row.dns_publish_fixed_ip),
       'router:external': record.external,
       tags: record.tags,
@@ -178,7 +202,7 @@ export class SubnetService implements ResourceService {
     if (ctx.isAdmin) return views;
     const networks = await networkAccessByView(this.deps.store.db, views);
     return views.filter((v) =>
-      this.deps.authz.canRead(ctx, 'subnet', this.target(v, networks.get(v.network_id as string), ctx)),
+      this.deps.authz.canRead(ctx, 'subnet', this.target(v, networks.get(stringField(v, 'network_id')), ctx)),
     );
   }
 
@@ -234,8 +258,7 @@ export class SubnetService implements ResourceService {
       cidr,
       gateway_ip: body.gateway_ip,
       enable_dhcp: body.enable_dhcp,
-      // As the attribute map passed it (see body.ts).
-      dns_nameservers: item.dns_nameservers as string[] | undefined,
+      dns_nameservers: nameserversAsPassed(item),
       host_routes: body.host_routes,
       ipv6_ra_mode: body.ipv6_ra_mode,
       ipv6_address_mode: body.ipv6_address_mode,
@@ -292,6 +315,7 @@ export class SubnetService implements ResourceService {
       allocation_pools: pools.map((p) => formatRange(net.version, p)),
       dns_nameservers: request.dns_nameservers ?? [],
       host_routes: request.host_routes ?? [],
+      // As the map passed it (see body.ts): a list of strings, or a falsy value Python lets through.
       service_types: [...((item.service_types as string[] | undefined) ?? [])].sort(),
       dns_publish_fixed_ip: item.dns_publish_fixed_ip as boolean,
       position: await nextSubnetPosition(tx, networkRow.id),
@@ -346,7 +370,7 @@ export class SubnetService implements ResourceService {
           cidr: row.cidr,
           gateway_ip: change.gateway_ip,
           enable_dhcp: change.enable_dhcp,
-          dns_nameservers: body.dns_nameservers as string[] | undefined,
+          dns_nameservers: nameserversAsPassed(body),
           host_routes: change.host_routes,
         },
         deps.config.network,

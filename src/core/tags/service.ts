@@ -13,7 +13,7 @@ import type { CoreDeps } from '../deps.js';
 import { BadRequest, InvalidInput, NeutronError, TagNotFound, TagResourceNotFound } from '../errors.js';
 import type { ResourceService, View } from '../resource.js';
 import { timestamp } from '../standard-attributes.js';
-import { isPlainObject, validateListOfUniqueStrings, validateString } from '../validators.js';
+import { isPlainObject, isStringList, validateListOfUniqueStrings, validateString } from '../validators.js';
 import type { Db, Tx } from '../../store/database.js';
 import { getNetworkAccess, isExternal, isSharedWith } from '../../store/networks.js';
 import { bumpRevision } from '../../store/rows.js';
@@ -41,9 +41,11 @@ export function validateTag(tag: string): void {
 /** A `{"tags": [...]}` body: a dict with a list of unique strings of at most 255 characters. */
 export function validateTagsBody(body: unknown): string[] {
   if (!isPlainObject(body) || !('tags' in body)) throw InvalidInput({ error_message: 'Invalid tags body' });
-  const msg = validateListOfUniqueStrings(MAX_TAG_LENGTH)(body.tags);
-  if (msg) throw InvalidInput({ error_message: msg });
-  return body.tags as string[];
+  const tags = body.tags;
+  const msg = validateListOfUniqueStrings(MAX_TAG_LENGTH)(tags);
+  // A list that passed is one of strings; `isStringList` only tells the compiler so.
+  if (msg || !isStringList(tags)) throw InvalidInput({ error_message: msg ?? 'Invalid tags body' });
+  return tags;
 }
 
 export class TagService {

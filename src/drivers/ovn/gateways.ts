@@ -76,12 +76,12 @@ export class RouterGateways {
       : undefined;
     const agents = await this.deps.chassis.provider.listAgents();
     return agents
-      .filter((agent) => priorities.has(agent.id as string))
-      .map((agent) => ({
-        ...agent,
-        ha_chassis_priority: priorities.get(agent.id as string),
-        ha_state: agent.id === active ? 'active' : 'standby',
-      }))
-      .sort((a, b) => (b.ha_chassis_priority as number) - (a.ha_chassis_priority as number));
+      .flatMap((agent) => {
+        // An agent's id is its chassis name; only the group's chassis are listed.
+        const priority = typeof agent.id === 'string' ? priorities.get(agent.id) : undefined;
+        if (priority === undefined) return [];
+        return [{ ...agent, ha_chassis_priority: priority, ha_state: agent.id === active ? 'active' : 'standby' }];
+      })
+      .sort((a, b) => b.ha_chassis_priority - a.ha_chassis_priority);
   }
 }

@@ -463,7 +463,8 @@ function switchPortExternalIds(port: PortState, context: PortContext, securityGr
     .map((ip) => `${ip.ip_address}/${context.subnets.get(ip.subnet_id)!.cidr.split('/')[1]}`)
     .join(' ');
   const profile = port['binding:profile'];
-  const capabilities = Array.isArray(profile.capabilities) ? (profile.capabilities as string[]) : [];
+  // Only joined into text, so the items need no type.
+  const capabilities: readonly unknown[] = Array.isArray(profile.capabilities) ? profile.capabilities : [];
   const external_ids: StringMap = {
     'neutron:port_name': port.name,
     'neutron:device_id': port.device_id,

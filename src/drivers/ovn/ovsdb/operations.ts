@@ -263,6 +263,7 @@ export function encodeOperation(schema: DatabaseSchema, operation: Operation, in
 function decodeSelectedRows(table: TableSchema, wireRows: unknown): Partial<GenericRow>[] {
   if (!Array.isArray(wireRows)) throw new OvsdbProtocolError('select result rows are not an array');
   return wireRows.map((wire: Record<string, unknown>) => {
+    // decodeAtom of a `uuid` base returns a string or throws; its return type covers every base.
     const uuid = wire._uuid === undefined ? '' : (decodeAtom({ type: 'uuid' }, wire._uuid) as string);
     const row: Record<string, RowValue> = decodeRow(table, uuid, wire, Object.keys(wire));
     if (wire._uuid === undefined) delete row._uuid;
@@ -280,6 +281,7 @@ export function decodeResults(
   return results.map((result: Record<string, unknown> | null, index) => {
     if (result === null || typeof result !== 'object') return null;
     const decoded: { -readonly [K in keyof OperationResult]: OperationResult[K] } = {};
+    // A `uuid` base decodes to a string or throws (see decodeSelectedRows).
     if (result.uuid !== undefined) decoded.uuid = decodeAtom({ type: 'uuid' }, result.uuid) as string;
     if (typeof result.count === 'number') decoded.count = result.count;
     const operation = operations[index];

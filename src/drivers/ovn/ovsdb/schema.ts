@@ -119,6 +119,7 @@ export function parseDatabaseSchema(json: unknown): DatabaseSchema {
       if (!isObject(columnJson)) fail(where, 'malformed column');
       columns.set(columnName, parseColumnType(columnName, columnJson.type, where));
     }
+    // The server's own schema (RFC 7047 §3.2: a list of column-name lists); trusted as it is sent.
     const indexes = Array.isArray(tableJson.indexes) ? (tableJson.indexes as string[][]) : [];
     tables.set(tableName, { name: tableName, columns, isRoot: tableJson.isRoot === true, indexes });
   }
