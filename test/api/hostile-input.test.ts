@@ -194,5 +194,32 @@ for (const backend of BACKENDS) {
       });
       assert.equal(router.status, 201, router.text);
     });
+
+    it('takes falsy service_types and empty dns_nameservers as none (Neutron: a 500, or nothing stored)', async () => {
+      const net = await api.admin.post('/v2.0/networks', { network: { name: 'falsy' } });
+      const networkId = net.body.network.id as string;
+      const bodies = [
+        { service_types: 0 },
+        { service_types: false },
+        { service_types: '' },
+        { dns_nameservers: '' },
+        { dns_nameservers: {} },
+      ];
+      for (const [i, extra] of bodies.entries()) {
+        const r = await api.admin.post('/v2.0/subnets', {
+          subnet: { network_id: networkId, cidr: `10.77.${i}.0/24`, ip_version: 4, ...extra },
+        });
+        assert.equal(r.status, 201, `${JSON.stringify(extra)}: ${r.text}`);
+        assert.deepEqual(r.body.subnet.service_types, [], JSON.stringify(extra));
+        assert.deepEqual(r.body.subnet.dns_nameservers, [], JSON.stringify(extra));
+        const updated = await api.admin.put(`/v2.0/subnets/${r.body.subnet.id}`, { subnet: extra });
+        assert.equal(updated.status, 200, `update ${JSON.stringify(extra)}: ${updated.text}`);
+      }
+      // Anything else that is not a list is still refused.
+      const dict = await api.admin.post('/v2.0/subnets', {
+        subnet: { network_id: networkId, cidr: '10.77.9.0/24', ip_version: 4, service_types: { a: 1 } },
+      });
+      assertRefused(dict, 400);
+    });
   });
 }

@@ -10,6 +10,7 @@ import {
   convertCidrToCanonicalFormat,
   convertIpToCanonicalFormat,
   convertNoneToEmptyList,
+  type Converter,
   convertToBoolean,
   convertToInt,
 } from '../converters.js';
@@ -52,6 +53,23 @@ const validateServiceTypes: Validator = (data) => {
 };
 
 const validateSubnetpoolId: Validator = orNone(validateUuid);
+
+/**
+ * neutron-lib lets any falsy `service_types` through its validator, and Neutron then iterates it:
+ * `0` or `false` is a 500 there, `""` no service type. What it means is "none": `[]`.
+ */
+const convertFalsyToEmptyList: Converter = (data) => (data ? data : []);
+
+/**
+ * `dns_nameservers` as Neutron stores it: `null`, `""` and `{}` pass its validator (they are
+ * iterable, or none) and add no name server, so they are `[]`.
+ */
+const convertNameservers: Converter = (data) =>
+  data === null || data === '' || (isPlainObject(data) && Object.keys(data).length === 0) ? [] : data;
+
+function isPlainObject(data: unknown): data is Record<string, unknown> {
+  return typeof data === 'object' && data !== null && !Array.isArray(data);
+}
 
 export const SUBNET_SPEC: ResourceSpec = {
   name: 'subnet',
@@ -120,7 +138,7 @@ export const SUBNET_SPEC: ResourceSpec = {
       post: true,
       put: true,
       default: NOT_SPECIFIED,
-      convert: convertNoneToEmptyList,
+      convert: convertNameservers,
       validate: validateNameservers,
       visible: true,
     },
@@ -161,7 +179,14 @@ export const SUBNET_SPEC: ResourceSpec = {
       sort: true,
     },
     shared: { post: false, put: false, default: false, convert: convertToBoolean, visible: false, filter: true },
-    service_types: { post: true, put: true, default: NOT_SPECIFIED, validate: validateServiceTypes, visible: true },
+    service_types: {
+      post: true,
+      put: true,
+      default: NOT_SPECIFIED,
+      convert: convertFalsyToEmptyList,
+      validate: validateServiceTypes,
+      visible: true,
+    },
     ...STANDARD_TAIL,
     dns_publish_fixed_ip: { post: true, put: true, default: false, convert: convertToBoolean, visible: true },
     // As master's subnet-external-network: read-only, the network's flag.
