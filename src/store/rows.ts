@@ -148,20 +148,11 @@ export async function bumpRevision(tx: Tx, table: ResourceTable, id: string, now
 }
 
 /**
- * A JSON column read back: the value `JSON.stringify` wrote, as `unknown` (a subnet's
- * `dns_nameservers` keeps whatever Neutron's Python-ish validator let through, `""` or `{}` too).
- */
-export function decodeJson(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  return value;
-}
-
-/**
- * A JSON column that holds a list of strings (availability zone hints, service types) read
- * back; anything else in it is octonet's bug (only validated string lists are written there).
+ * A JSON column that holds a list of strings (availability zone hints, service types, name servers)
+ * read back; anything else in it is octonet's bug (only validated string lists are written there).
  */
 export function decodeStringList(text: string): string[] {
-  const value = decodeJson(text);
+  const value: unknown = JSON.parse(text);
   if (Array.isArray(value) && value.every((item): item is string => typeof item === 'string')) return value;
   throw new Error(`a JSON column holds ${text}, not a list of strings`);
 }

@@ -195,7 +195,7 @@ for (const backend of BACKENDS) {
       assert.equal(router.status, 201, router.text);
     });
 
-    it('takes falsy service_types and empty dns_nameservers as none (Neutron: a 500, or nothing stored)', async () => {
+    it('takes falsy service_types and empty dns_nameservers as none, a dict of name servers as its keys (as Neutron iterates them)', async () => {
       const net = await api.admin.post('/v2.0/networks', { network: { name: 'falsy' } });
       const networkId = net.body.network.id as string;
       const bodies = [
@@ -215,6 +215,12 @@ for (const backend of BACKENDS) {
         const updated = await api.admin.put(`/v2.0/subnets/${r.body.subnet.id}`, { subnet: extra });
         assert.equal(updated.status, 200, `update ${JSON.stringify(extra)}: ${updated.text}`);
       }
+      // A dict is its keys, as Neutron iterates it.
+      const keys = await api.admin.post('/v2.0/subnets', {
+        subnet: { network_id: networkId, cidr: '10.77.8.0/24', ip_version: 4, dns_nameservers: { '192.0.2.53': 1 } },
+      });
+      assert.equal(keys.status, 201, keys.text);
+      assert.deepEqual(keys.body.subnet.dns_nameservers, ['192.0.2.53']);
       // Anything else that is not a list is still refused.
       const dict = await api.admin.post('/v2.0/subnets', {
         subnet: { network_id: networkId, cidr: '10.77.9.0/24', ip_version: 4, service_types: { a: 1 } },

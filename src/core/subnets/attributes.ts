@@ -61,11 +61,16 @@ const validateSubnetpoolId: Validator = orNone(validateUuid);
 const convertFalsyToEmptyList: Converter = (data) => (data ? data : []);
 
 /**
- * `dns_nameservers` as Neutron stores it: `null`, `""` and `{}` pass its validator (they are
- * iterable, or none) and add no name server, so they are `[]`.
+ * `dns_nameservers` as Neutron stores them: it iterates what its validator accepts, so a string
+ * is its characters (`""` none; any other fails validation) and a dict its keys. The validator
+ * then always sees a list, and the column always holds one.
  */
-const convertNameservers: Converter = (data) =>
-  data === null || data === '' || (isPlainObject(data) && Object.keys(data).length === 0) ? [] : data;
+const convertNameservers: Converter = (data) => {
+  if (data === null) return [];
+  if (typeof data === 'string') return [...data];
+  if (isPlainObject(data)) return Object.keys(data);
+  return data;
+};
 
 function isPlainObject(data: unknown): data is Record<string, unknown> {
   return typeof data === 'object' && data !== null && !Array.isArray(data);

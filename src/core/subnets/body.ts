@@ -1,8 +1,8 @@
 /**
  * A subnet's POST and PUT bodies as typed values, read once from the prepared body (see
  * `prepared-body.ts`); the attribute map (`attributes.ts`) is what validated them.
- * `service_types` and `dns_nameservers` stay with the body: their validators are Python's (any falsy
- * value passes as "none"; a string or a dict is iterated as a list), so they have no one type.
+ * `service_types` and `dns_nameservers` are read from the body with `isStringList`: their
+ * converters turn what Neutron's Python accepts (a falsy value, a string, a dict) into lists first.
  */
 import { z } from 'zod';
 import { bodyReaders } from '../prepared-body.js';

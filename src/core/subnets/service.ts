@@ -4,6 +4,7 @@
  * of service ports and auto-address subnets, refusing others). A subnet write also bumps its
  * network's revision, as in Neutron.
  */
+import { isStringList } from '../validators.js';
 import { subnetCreate, subnetUpdate, type SubnetCreate } from './body.js';
 import type { ResourceContext } from '../../drivers/contract.js';
 import { subnetState } from '../driver-states.js';
@@ -75,7 +76,6 @@ import { SUBNET_SPEC } from './attributes.js';
 import type { SubnetPoolService } from '../subnetpools/service.js';
 import { canonicalCidr, checkNetworkMtuForSubnet, validateSubnet } from './validation.js';
 import {
-  decodeJson,
   decodeStringList,
   deleteRowWithTags,
   insertRow,
@@ -84,13 +84,10 @@ import {
   updateRow,
 } from '../../store/rows.js';
 
-/**
- * `dns_nameservers` as the attribute map passed it: a list of addresses, or a value Python's
- * validator lets through (`""`, `{}`; see body.ts). The cast keeps reading it as a list, as
- * Neutron's code does; typing it would refuse what Neutron takes.
- */
+/** `dns_nameservers` as the attribute map passed it: a list of addresses (converted and validated), or not given. */
 function nameserversAsPassed(body: Body): string[] | undefined {
-  return body.dns_nameservers as string[] | undefined;
+  const value = body.dns_nameservers;
+  return isStringList(value) ? value : undefined;
 }
 
 /** neutron.ipam.exceptions.IpamValueInvalid: a Conflict carrying its own message. */
@@ -132,7 +129,7 @@ export class SubnetService implements ResourceService {
       cidr: row.cidr,
       allocation_pools: JSON.parse(row.allocation_pools) as PoolText[],
       host_routes: JSON.parse(row.host_routes) as unknown[],
-      dns_nameservers: decodeJson(row.dns_nameservers),
+      dns_nameservers: decodeStringList(row.dns_nameservers),
       description: row.description,
       service_types: decodeStringList(row.service_types),
       dns_publish_fixed_ip: toBool(row.dns_publish_fixed_ip),
@@ -316,7 +313,7 @@ export class SubnetService implements ResourceService {
       dns_nameservers: request.dns_nameservers ?? [],
       host_routes: request.host_routes ?? [],
       // As the map passed it (see body.ts): a list of strings, or a falsy value Python lets through.
-      service_types: [...((item.service_types as string[] | undefined) ?? [])].sort(),
+      service_types: isStringList(item.service_types) ? [...item.service_types].sort() : [],
       dns_publish_fixed_ip: item.dns_publish_fixed_ip as boolean,
       position: await nextSubnetPosition(tx, networkRow.id),
       description: body.description,
