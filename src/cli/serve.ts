@@ -128,7 +128,8 @@ export async function startServer(
   logger: Logger = createLogger(config),
   extraDrivers: readonly MechanismDriver[] = [],
 ): Promise<RunningServer> {
-  checkNoauthExposure(config, parseListen(config.listen).host, logger);
+  const { host, port } = parseListen(config.listen);
+  checkNoauthExposure(config, host, logger);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
   const store = await openStore(config.database, {
@@ -143,7 +144,6 @@ export async function startServer(
     events: databaseEvents(logger, metrics),
   });
   const authorizer = createPolicyAuthorizer();
-  const { host, port } = parseListen(config.listen);
   let drivers: MechanismDriver[] = [];
   let services: Services;
   let app;
