@@ -22,9 +22,5 @@ export function addressScopeVisibility(store: Store, projectId: string | null): 
 
 /** The subnet pools in a scope, with their prefixes (for the overlap check). */
 export async function poolsInScope(db: Db, scopeId: string): Promise<{ id: string; project_id: string }[]> {
-  return db
-    .selectFrom('subnetpools')
-    .select(['id', 'project_id'])
-    .where('address_scope_id', '=', scopeId)
-    .execute();
+  return db.selectFrom('subnetpools').select(['id', 'project_id']).where('address_scope_id', '=', scopeId).execute();
 }

@@ -145,7 +145,11 @@ export class AddressScopeService implements ResourceService {
     }
     const others = (await poolsInScope(db, scopeId)).filter((p) => p.id !== pool.id).map((p) => p.id);
     if (others.length === 0) return;
-    const taken = await db.selectFrom('subnetpool_prefixes').select('cidr').where('subnetpool_id', 'in', others).execute();
+    const taken = await db
+      .selectFrom('subnetpool_prefixes')
+      .select('cidr')
+      .where('subnetpool_id', 'in', others)
+      .execute();
     const mine = pool.prefixes.map((p) => parseNetwork(p)!);
     if (taken.some((t) => mine.some((m) => networksOverlap(parseNetwork(t.cidr)!, m)))) {
       throw AddressScopePrefixConflict({});

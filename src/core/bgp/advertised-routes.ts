@@ -48,7 +48,11 @@ export async function loadRouteTopology(db: Db, networkIds: readonly string[]): 
     .execute();
   const routerIds = [...new Set(gatewayPorts.map((p) => p.device_id))];
   const routerRows = routerIds.length
-    ? await db.selectFrom('routers').select(['id', 'admin_state_up', 'gw_port_id']).where('id', 'in', routerIds).execute()
+    ? await db
+        .selectFrom('routers')
+        .select(['id', 'admin_state_up', 'gw_port_id'])
+        .where('id', 'in', routerIds)
+        .execute()
     : [];
   const interfacePorts = routerIds.length
     ? await db
