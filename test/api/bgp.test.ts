@@ -7,40 +7,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import type { MechanismDriver } from '../../src/drivers/contract.js';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
 import type { Json } from '../fixtures/json.js';
+import { fakeDrAgents } from '../fixtures/fake-dr-agents.js';
 
-const DR_AGENT = randomUUID();
-const SECOND_DR_AGENT = randomUUID();
-const CONTROLLER_AGENT = randomUUID();
-const agent = (id: string, type: string, host: string) => ({
-  id,
-  agent_type: type,
-  binary: type === 'OVN Controller agent' ? 'ovn-controller' : 'neutron-bgp-dragent',
-  topic: type === 'OVN Controller agent' ? 'n/a' : 'bgp_dragent',
-  host,
-  admin_state_up: true,
-  heartbeat_timestamp: '2026-11-25 19:00:00.000000+00:00',
-  alive: true,
-  configurations: {},
-  description: '',
-  availability_zone: '',
-});
-
-/** A fake driver standing in for OVN's chassis: it only reports agents (two DR agents, one controller). */
-const FAKE_AGENT_DRIVER: MechanismDriver = {
-  name: 'fake-agents',
-  agents: {
-    listAgents: async () => [
-      agent(DR_AGENT, 'BGP dynamic routing agent', 'gw1'),
-      agent(SECOND_DR_AGENT, 'BGP dynamic routing agent', 'gw2'),
-      agent(CONTROLLER_AGENT, 'OVN Controller agent', 'gw1'),
-    ],
-    describeAgent: async () => true,
-    deleteAgent: async () => true,
-  },
-};
+const FAKE = fakeDrAgents();
+const DR_AGENT = FAKE.ids.first;
+const SECOND_DR_AGENT = FAKE.ids.second;
+const CONTROLLER_AGENT = FAKE.ids.controller;
 
 function errorType(r: { body: Json }): string {
   return r.body?.NeutronError?.type;
@@ -48,7 +22,7 @@ function errorType(r: { body: Json }): string {
 
 for (const backend of BACKENDS) {
   describe(`BGP API (${backend})`, () => {
-    const api = useApi(backend, { drivers: [FAKE_AGENT_DRIVER] });
+    const api = useApi(backend, { drivers: [FAKE.driver] });
     const MEMBER_PROJECT = newProjectId();
     let admin: Client;
     let member: Client;

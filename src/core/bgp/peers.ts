@@ -108,9 +108,11 @@ export class BgpPeerService implements ResourceService {
       if (password !== undefined && password !== null && row.auth_type === 'none') {
         throw BgpPeerNotAuthenticated({ bgp_peer_id: id });
       }
-      const patch: { name?: string; password?: string | null } = {};
+      const patch: { name?: string; password?: string } = {};
       if (typeof body.name === 'string') patch.name = body.name;
-      if (password !== undefined) patch.password = typeof password === 'string' ? password : null;
+      // `openstack bgp peer set --name x` sends `"password": null`; n-d-r then wipes an MD5 peer's
+      // secret (a peer its create would refuse). Here null changes nothing.
+      if (typeof password === 'string') patch.password = password;
       if (Object.keys(patch).length) await updateRow(deps.store, tx, 'bgp_peers', id, patch);
       return { result: this.view((await this.getVisible(tx, ctx, id))!), events: [] };
     });
