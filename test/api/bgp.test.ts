@@ -194,6 +194,8 @@ for (const backend of BACKENDS) {
         subnet: { network_id: ext.id, ip_version: 4, subnetpool_id: pool.id, cidr: '198.18.0.0/24' },
       });
       assert.equal(extSubnet.status, 201, extSubnet.text);
+      const extShown = (await admin.get(`/v2.0/networks/${ext.id}`)).body.network;
+      assert.deepEqual([extShown.ipv4_address_scope, extShown.ipv6_address_scope], [scope.id, null]);
       const tenant = (await admin.post('/v2.0/networks', { network: { name: 't' } })).body.network;
       const inScope = (
         await admin.post('/v2.0/subnets', {
