@@ -242,6 +242,23 @@ for (const backend of BACKENDS) {
       const tenantOnly = await admin.get(`${url}/get_advertised_routes`);
       assert.deepEqual(tenantOnly.body.advertised_routes, [{ destination: '10.70.1.0/24', next_hop: gatewayIp }]);
       await admin.put(url, { bgp_speaker: { advertise_floating_ip_host_routes: true } });
+      // The node side's in-process view: the hosting agent's speaker with peer secrets and route origins.
+      const hostingAgent = (await admin.get(`${url}/bgp-dragents`)).body.agents[0].id;
+      const [hosted] = await api.server.services.bgpDrAgents.hostedSpeakers(hostingAgent);
+      assert.equal(hosted!.id, speaker.id);
+      assert.deepEqual(
+        hosted!.peers.map((p) => [p.peer_ip, p.auth_type, p.password]),
+        [['192.0.2.1', 'md5', 's3cret']],
+      );
+      const gatewayPort = (await admin.get(`/v2.0/ports?device_id=${router.id}&device_owner=network:router_gateway`))
+        .body.ports[0];
+      assert.deepEqual(
+        hosted!.advertised_routes.map((r) => [r.kind, r.router_id, r.gateway_port_id]),
+        [
+          ['floatingip', router.id, gatewayPort.id],
+          ['tenant_network', router.id, gatewayPort.id],
+        ],
+      );
       assert.deepEqual((await admin.get(url)).body.bgp_speaker.networks, [ext.id]);
       const unbind = await admin.put(`${url}/remove_gateway_network`, { network_id: ext.id });
       assert.deepEqual(unbind.body, { network_id: ext.id });
