@@ -172,10 +172,44 @@ for (const backend of BACKENDS) {
       assert.equal(unshare.status, 400);
       assert.equal(errorType(unshare), 'AddressScopeUpdateError');
       assert.equal((await member.get(`/v2.0/address-scopes/${scope.id}`)).status, 200, 'shared: members see it');
-      const foreign = await member.post('/v2.0/subnetpools', {
+      const joined = await member.post('/v2.0/subnetpools', {
         subnetpool: { name: 'm', prefixes: ['10.60.0.0/16'], address_scope_id: scope.id },
       });
-      assert.equal(errorType(foreign), 'IllegalSubnetPoolAssociationToAddressScope');
+      assert.equal(joined.status, 201, 'a member may put a pool in a shared scope');
+      const locked = await member.put(`/v2.0/subnetpools/${joined.body.subnetpool.id}`, { subnetpool: { name: 'x' } });
+      assert.equal(locked.status, 400);
+      assert.equal(errorType(locked), 'IllegalSubnetPoolUpdate');
+      const privateScope = (await admin.post('/v2.0/address-scopes', { address_scope: { name: 'own', ip_version: 4 } }))
+        .body.address_scope;
+      const hidden = await member.post('/v2.0/subnetpools', {
+        subnetpool: { name: 'h', prefixes: ['10.61.0.0/16'], address_scope_id: privateScope.id },
+      });
+      assert.equal(hidden.status, 404);
+      assert.equal(errorType(hidden), 'AddressScopeNotFound');
+      // A network's subnets of one family stay in one scope.
+      const plainPool = (
+        await admin.post('/v2.0/subnetpools', { subnetpool: { name: 'plain', prefixes: ['10.62.0.0/16'] } })
+      ).body.subnetpool;
+      const net = (await admin.post('/v2.0/networks', { network: { name: 'scoped' } })).body.network;
+      const first = await admin.post('/v2.0/subnets', {
+        subnet: { network_id: net.id, ip_version: 4, subnetpool_id: pool.body.subnetpool.id, prefixlen: 24 },
+      });
+      assert.equal(first.status, 201, first.text);
+      const mixed = await admin.post('/v2.0/subnets', {
+        subnet: { network_id: net.id, ip_version: 4, subnetpool_id: plainPool.id, prefixlen: 24 },
+      });
+      assert.equal(mixed.status, 400);
+      assert.equal(errorType(mixed), 'NetworkAddressScopeAffinityError');
+      const plainNet = (await admin.post('/v2.0/networks', { network: { name: 'plain' } })).body.network;
+      await admin.post('/v2.0/subnets', {
+        subnet: { network_id: plainNet.id, ip_version: 4, subnetpool_id: plainPool.id, prefixlen: 24 },
+      });
+      await admin.post('/v2.0/subnets', { subnet: { network_id: plainNet.id, ip_version: 4, cidr: '10.63.0.0/24' } });
+      const rescope = await admin.put(`/v2.0/subnetpools/${plainPool.id}`, {
+        subnetpool: { address_scope_id: privateScope.id },
+      });
+      assert.equal(rescope.status, 400, 'the network would have subnets in and out of the scope');
+      assert.equal(errorType(rescope), 'NetworkAddressScopeAffinityError');
       const missing = await admin.get(`/v2.0/address-scopes/${randomUUID()}`);
       assert.equal(errorType(missing), 'AddressScopeNotFound');
     });

@@ -22,6 +22,8 @@ import {
   AddressScopeUpdateError,
   IllegalSubnetPoolAssociationToAddressScope,
   IllegalSubnetPoolIpVersionAssociationToAddressScope,
+  IllegalSubnetPoolUpdate,
+  NetworkAddressScopeAffinityError,
 } from './errors.js';
 
 /** A subnet pool joining a scope: what the check needs to know of it. */
@@ -127,13 +129,14 @@ export class AddressScopeService implements ResourceService {
   }
 
   /**
-   * `_validate_address_scope_id`: the scope exists and the caller sees it (AddressScopeNotFound),
-   * the caller owns it or is an admin (a shared scope of another project cannot be joined), it
-   * has the pool's IP version, and the pool's prefixes overlap no other pool's in the scope.
+   * `_validate_address_scope_id`: the scope exists and the caller sees it (AddressScopeNotFound:
+   * their own, a shared one, or any for an admin), it has the pool's IP version, re-scoping the
+   * pool leaves no network with subnets in two scopes, and the pool's prefixes overlap no other
+   * pool's in the scope.
    */
   async checkPoolJoins(db: Db, ctx: RequestContext, scopeId: string, pool: PoolJoining): Promise<void> {
     const scope = await this.getVisible(db, ctx, scopeId);
-    if (!ctx.isAdmin && scope.project_id !== ctx.projectId) {
+    if (!ctx.isAdmin && scope.project_id !== ctx.projectId && !toBool(scope.shared)) {
       throw IllegalSubnetPoolAssociationToAddressScope({ subnetpool_id: pool.id, address_scope_id: scopeId });
     }
     if (scope.ip_version !== pool.ipVersion) {
@@ -143,6 +146,7 @@ export class AddressScopeService implements ResourceService {
         ip_version: scope.ip_version,
       });
     }
+    if (pool.id !== null) await checkRescopeAffinity(db, pool.id, pool.ipVersion);
     const others = (await poolsInScope(db, scopeId)).filter((p) => p.id !== pool.id).map((p) => p.id);
     if (others.length === 0) return;
     const taken = await db
@@ -155,4 +159,48 @@ export class AddressScopeService implements ResourceService {
       throw AddressScopePrefixConflict({});
     }
   }
+
+  /**
+   * `_check_subnetpool_update_allowed`: a pool in a scope the caller neither owns nor administers
+   * (a shared one) cannot be changed by them.
+   */
+  async checkPoolUpdateAllowed(db: Db, ctx: RequestContext, poolId: string, scopeId: string): Promise<void> {
+    const scope = await this.getVisible(db, ctx, scopeId);
+    if (ctx.isAdmin || scope.project_id === ctx.projectId) return;
+    throw IllegalSubnetPoolUpdate({
+      reason: `subnetpool ${poolId} cannot be updated when associated with shared address scope ${scopeId}`,
+    });
+  }
+
+  /**
+   * `_validate_network_subnetpools`, the address scope part: once a network has subnets of a family
+   * in a scope, a new subnet of that family must come from a pool of the same scope.
+   */
+  async checkSubnetJoins(db: Db, networkId: string, ipVersion: number, poolScopeId: string | null): Promise<void> {
+    const networkScope = await db
+      .selectFrom('subnets')
+      .innerJoin('subnetpools', 'subnetpools.id', 'subnets.subnetpool_id')
+      .select('subnetpools.address_scope_id')
+      .where('subnets.network_id', '=', networkId)
+      .where('subnets.ip_version', '=', ipVersion)
+      .where('subnetpools.address_scope_id', 'is not', null)
+      .executeTakeFirst();
+    const scope = networkScope?.address_scope_id ?? null;
+    if (scope !== null && poolScopeId !== scope) throw NetworkAddressScopeAffinityError({});
+  }
+}
+
+/**
+ * `_check_subnetpool_address_scope_network_affinity`: re-scoping a pool must not leave a network
+ * hosting its subnets with other subnets of that family (which would stay in another scope).
+ */
+async function checkRescopeAffinity(db: Db, poolId: string, ipVersion: number): Promise<void> {
+  const stray = await db
+    .selectFrom('subnets')
+    .select('id')
+    .where('ip_version', '=', ipVersion)
+    .where('network_id', 'in', db.selectFrom('subnets').select('network_id').where('subnetpool_id', '=', poolId))
+    .where((eb) => eb.or([eb('subnetpool_id', 'is', null), eb('subnetpool_id', '!=', poolId)]))
+    .executeTakeFirst();
+  if (stray) throw NetworkAddressScopeAffinityError({});
 }
