@@ -24,7 +24,7 @@ export const BGP_SPEAKERS_TABLE: ListTable = {
   },
 };
 
-export const BGP_PEERS_TABLE: ListTable = {
+export const BGP_PEERS_TABLE: ListTable & { readonly table: 'bgp_peers' } = {
   table: 'bgp_peers',
   columns: {
     id: text('bgp_peers', 'id'),

@@ -9,6 +9,7 @@ import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
 import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
+import { selectScopedSubnets } from './address-scopes.js';
 
 export interface NetworkRecord {
   readonly row: NetworkTable;
@@ -91,18 +92,7 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const scopes = new Map<string, { 4: string | null; 6: string | null }>();
   for (const part of chunks(ids)) {
     const [subnetRows, segmentRows, rbacRows, externalRows, tagsOfPart] = await Promise.all([
-      db
-        .selectFrom('subnets')
-        .leftJoin('subnetpools', 'subnetpools.id', 'subnets.subnetpool_id')
-        .select([
-          'subnets.id as id',
-          'subnets.network_id as network_id',
-          'subnets.ip_version as ip_version',
-          'subnetpools.address_scope_id as address_scope_id',
-        ])
-        .where('subnets.network_id', 'in', part)
-        .orderBy('subnets.position')
-        .execute(),
+      selectScopedSubnets(db).where('subnets.network_id', 'in', part).orderBy('subnets.position').execute(),
       db.selectFrom('network_segments').selectAll().where('network_id', 'in', part).orderBy('segment_index').execute(),
       db
         .selectFrom('network_rbacs')

@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/database.js';
 import { ADDRESS_SCOPES_TABLE, addressScopeVisibility, poolsInScope } from '../../store/address-scopes.js';
-import { listRows, TRUE } from '../../store/list.js';
-import { insertRow, updateRow } from '../../store/rows.js';
+import type { Condition } from '../../store/list.js';
+import { FlatResource } from '../flat-resource.js';
+import { insertRow } from '../../store/rows.js';
 import { toBool, type AddressScopeTable } from '../../store/schema.js';
 import type { RequestContext } from '../context.js';
 import { writeTransaction, type CoreDeps } from '../deps.js';
 import { networksOverlap, parseNetwork } from '../ip.js';
-import type { ListQuery } from '../list-query.js';
-import { policyTarget, stringField, type Body, type ResourceService, type View } from '../resource.js';
+import { stringField, type Body, type ResourceService, type View } from '../resource.js';
 import { ADDRESS_SCOPE_SPEC } from './attributes.js';
 import {
   AddressScopeInUse,
@@ -33,10 +33,16 @@ export interface PoolJoining {
   readonly prefixes: readonly string[];
 }
 
-export class AddressScopeService implements ResourceService {
+export class AddressScopeService extends FlatResource<'address_scopes'> implements ResourceService {
   readonly spec = ADDRESS_SCOPE_SPEC;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(deps: CoreDeps) {
+    super(deps, ADDRESS_SCOPES_TABLE);
+  }
+
+  protected visibility(ctx: RequestContext): Condition {
+    return addressScopeVisibility(this.deps.store, ctx.projectId);
+  }
 
   notFound(id: string | null): Error {
     return AddressScopeNotFound({ address_scope_id: id });
@@ -53,33 +59,9 @@ export class AddressScopeService implements ResourceService {
     };
   }
 
-  private canSee(ctx: RequestContext, view: View): boolean {
+  protected canSee(ctx: RequestContext, view: View): boolean {
     const mine = ctx.isAdmin || view.project_id === ctx.projectId || view.shared === true;
     return mine && this.deps.authz.canRead(ctx, 'address_scope', view);
-  }
-
-  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
-    const { store } = this.deps;
-    const scope = ctx.isAdmin ? TRUE : addressScopeVisibility(store, ctx.projectId);
-    const { rows, markerFound } = await listRows<AddressScopeTable>(
-      { store, projectId: ctx.projectId },
-      ADDRESS_SCOPES_TABLE,
-      query,
-      scope,
-    );
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    return rows.map((r) => this.view(r)).filter((v) => this.canSee(ctx, v));
-  }
-
-  /** The scope if the caller may see it (own, shared, or any for an admin), else AddressScopeNotFound. */
-  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<AddressScopeTable> {
-    const row = await db.selectFrom('address_scopes').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row || !this.canSee(ctx, this.view(row))) throw this.notFound(id);
-    return row;
-  }
-
-  async show(ctx: RequestContext, id: string): Promise<View> {
-    return this.view(await this.getVisible(this.deps.store.db, ctx, id));
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
@@ -102,29 +84,20 @@ export class AddressScopeService implements ResourceService {
   }
 
   async update(ctx: RequestContext, id: string, body: Body): Promise<View> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      const row = await this.getVisible(tx, ctx, id);
-      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.view(row), body), body);
+    return this.updateWith(ctx, id, body, (row) => {
       if (toBool(row.shared) && body.shared === false) {
         throw AddressScopeUpdateError({ address_scope_id: id, reason: "Shared address scope can't be unshared" });
       }
       const patch: { name?: string; shared?: boolean } = {};
       if (typeof body.name === 'string') patch.name = body.name;
       if (typeof body.shared === 'boolean') patch.shared = body.shared;
-      if (Object.keys(patch).length) await updateRow(deps.store, tx, 'address_scopes', id, patch);
-      return { result: this.view((await this.getVisible(tx, ctx, id))!), events: [] };
+      return patch;
     });
   }
 
   async delete(ctx: RequestContext, id: string): Promise<void> {
-    const { deps } = this;
-    await writeTransaction(deps, async (tx) => {
-      const row = await this.getVisible(tx, ctx, id);
-      deps.authz.enforceDelete(ctx, this.spec, this.view(row));
+    await this.deleteWith(ctx, id, async (tx) => {
       if ((await poolsInScope(tx, id)).length > 0) throw AddressScopeInUse({ address_scope_id: id });
-      await tx.deleteFrom('address_scopes').where('id', '=', id).execute();
-      return { result: undefined, events: [] };
     });
   }
 
