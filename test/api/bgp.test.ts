@@ -342,6 +342,43 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await admin.get(`/v2.0/agents/${idleAgent}/bgp-drinstances`)).body, { bgp_speakers: [] });
     });
 
+    it('gives an IPv6 speaker the IPv6 tenant prefixes, next hop the IPv6 gateway address', async () => {
+      const scope = (await admin.post('/v2.0/address-scopes', { address_scope: { name: 'v6', ip_version: 6 } })).body
+        .address_scope;
+      const pool = (
+        await admin.post('/v2.0/subnetpools', {
+          subnetpool: { name: 'v6', prefixes: ['2001:db8::/32'], address_scope_id: scope.id },
+        })
+      ).body.subnetpool;
+      const ext = (await admin.post('/v2.0/networks', { network: { name: 'ext6', 'router:external': true } })).body
+        .network;
+      await admin.post('/v2.0/subnets', { subnet: { network_id: ext.id, ip_version: 4, cidr: '198.19.0.0/24' } });
+      const extV6 = await admin.post('/v2.0/subnets', {
+        subnet: { network_id: ext.id, ip_version: 6, subnetpool_id: pool.id, cidr: '2001:db8::/64' },
+      });
+      assert.equal(extV6.status, 201, extV6.text);
+      const tenant = (await admin.post('/v2.0/networks', { network: { name: 't6' } })).body.network;
+      const inner = (
+        await admin.post('/v2.0/subnets', {
+          subnet: { network_id: tenant.id, ip_version: 6, subnetpool_id: pool.id, cidr: '2001:db8:1::/64' },
+        })
+      ).body.subnet;
+      const router = (
+        await admin.post('/v2.0/routers', { router: { name: 'r6', external_gateway_info: { network_id: ext.id } } })
+      ).body.router;
+      await admin.put(`/v2.0/routers/${router.id}/add_router_interface`, { subnet_id: inner.id });
+      const gateway6 = (router.external_gateway_info.external_fixed_ips as Json[]).find(
+        (ip) => ip.subnet_id === extV6.body.subnet.id,
+      ).ip_address;
+      const v6 = (
+        await admin.post('/v2.0/bgp-speakers', { bgp_speaker: { name: 'v6', local_as: 65010, ip_version: 6 } })
+      ).body.bgp_speaker;
+      await admin.put(`/v2.0/bgp-speakers/${v6.id}/add_gateway_network`, { network_id: ext.id });
+      const routes = await admin.get(`/v2.0/bgp-speakers/${v6.id}/get_advertised_routes`);
+      assert.deepEqual(routes.body, { advertised_routes: [{ destination: '2001:db8:1::/64', next_hop: gateway6 }] });
+      assert.equal((await admin.delete(`/v2.0/bgp-speakers/${v6.id}`)).status, 204);
+    });
+
     it('is admin only, as n-d-r’s policy', async () => {
       assert.deepEqual((await member.get('/v2.0/bgp-speakers')).body, { bgp_speakers: [] });
       assert.deepEqual((await member.get('/v2.0/bgp-peers')).body, { bgp_peers: [] });
