@@ -10,6 +10,7 @@ import type { Authorizer } from './authorizer.js';
 import type { CoreDeps } from './deps.js';
 import { NetworkService } from './networks/service.js';
 import { PortService } from './ports/service.js';
+import { PortBindingService } from './ports/bindings.js';
 import { SubnetService } from './subnets/service.js';
 import { SecurityGroupRuleService } from './security-groups/rule-service.js';
 import { SecurityGroupService } from './security-groups/service.js';
@@ -32,6 +33,8 @@ export interface Services {
   readonly networks: NetworkService;
   readonly subnets: SubnetService;
   readonly ports: PortService;
+  /** A port's bindings besides its active one (`binding-extended`, live migration). */
+  readonly portBindings: PortBindingService;
   readonly securityGroups: SecurityGroupService;
   readonly securityGroupRules: SecurityGroupRuleService;
   readonly quotas: QuotaEngine;
@@ -91,6 +94,7 @@ export function createServices(options: {
     networks,
     subnets,
     ports,
+    portBindings: new PortBindingService(deps, ports),
     securityGroups,
     securityGroupRules,
     quotas: deps.quotas,

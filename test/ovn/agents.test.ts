@@ -16,7 +16,7 @@ for (const backend of BACKENDS) {
     const nbCfg = () => Number(ovn.nbctl('get', 'NB_Global', '.', 'nb_cfg').trim());
 
     before(() => {
-      ovn.addChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex' });
+      ovn.addChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex', 'datapath-type': 'netdev' });
       ovn.addChassis('gateway1', '192.0.2.12', {
         'ovn-bridge-mappings': 'physnet1:br-ex',
         'ovn-cms-options': 'enable-chassis-as-gw,availability-zones=az1:az2',
@@ -88,7 +88,13 @@ for (const backend of BACKENDS) {
         (await api.admin.post('/v2.0/ports', { port: { network_id: net.id, 'binding:host_id': host } })).body.port;
       const bound = await bind('compute1');
       assert.equal(bound['binding:vif_type'], 'ovs');
-      assert.deepEqual(bound['binding:vif_details'], { port_filter: true, connectivity: 'l2' });
+      // os-vif plugs by bridge_name and datapath_type (the chassis' integration bridge datapath).
+      assert.deepEqual(bound['binding:vif_details'], {
+        port_filter: true,
+        connectivity: 'l2',
+        bridge_name: 'br-int',
+        datapath_type: 'netdev',
+      });
       const lsp = ovn.nbRows('Logical_Switch_Port').find((r) => r.name === bound.id);
       assert.deepEqual(lsp.options, { 'requested-chassis': 'compute1' });
       assert.equal((await bind('nowhere'))['binding:vif_type'], 'binding_failed');

@@ -23,6 +23,20 @@ export interface ChassisPair {
   readonly private: ChassisPrivateRow;
 }
 
+/**
+ * `vif_details` of an `ovs` binding: what os-vif reads to plug the VIF. `datapath_type` is the
+ * chassis' integration bridge datapath (ovn-controller copies it into `other_config`; empty is
+ * the kernel's, `system`), so os-vif plugs a `netdev` (userspace) node as such.
+ */
+function ovsVifDetails(chassis: ChassisRow): Record<string, unknown> {
+  return {
+    port_filter: true,
+    connectivity: 'l2',
+    bridge_name: 'br-int',
+    datapath_type: chassis.other_config['datapath-type'] || 'system',
+  };
+}
+
 export class ChassisAgents {
   private lastPing = 0;
 
@@ -56,7 +70,7 @@ export class ChassisAgents {
     if (port['binding:vnic_type'] !== 'normal') return undefined;
     const found = this.pairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
     if (!found || !agentView(found.chassis, found.private, this.liveness()).alive) return undefined;
-    return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
+    return { vifType: 'ovs', vifDetails: ovsVifDetails(found.chassis) };
   }
 
   /** Every chassis as a router gateway candidate. */
