@@ -19,6 +19,7 @@ import { QuotaEngine } from './quotas/engine.js';
 import { QuotaSetService } from './quotas/service.js';
 import { AvailabilityZoneService } from './availability-zones.js';
 import { AgentService } from './agents.js';
+import { DhcpAgentScheduler } from './dhcp-agents.js';
 import { RbacPolicyService } from './rbac/service.js';
 import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
@@ -42,6 +43,8 @@ export interface Services {
   readonly quotaSets: QuotaSetService;
   readonly availabilityZones: AvailabilityZoneService;
   readonly agents: AgentService;
+  /** The DHCP agent scheduler's URLs, served with no DHCP agents (OVN's DHCP is native). */
+  readonly dhcpAgents: DhcpAgentScheduler;
   readonly ipAvailability: IpAvailabilityService;
   readonly tags: TagService;
   readonly routers: RouterService;
@@ -101,6 +104,7 @@ export function createServices(options: {
     quotaSets,
     availabilityZones,
     agents,
+    dhcpAgents: new DhcpAgentScheduler(deps.authz, deps.store.db, networks, agents),
     ipAvailability,
     tags,
     routers,
