@@ -117,5 +117,39 @@ for (const backend of BACKENDS) {
       );
       assert.equal((await api.admin.delete('/v2.0/agents/compute1')).status, 404);
     });
+
+    it("a chassis' neutron-ovn-metadata-agent is an OVN Metadata agent, alive with its chassis", async () => {
+      const id = '6a1d3e2b-5c4f-5e6a-9b8c-7d6e5f4a3b2c';
+      // What the agent writes at registration and on every SB_Global update.
+      ovn.sbctl(
+        'set',
+        'Chassis_Private',
+        'gateway1',
+        `external_ids:"neutron:ovn-metadata-id"="${id}"`,
+        `external_ids:"neutron:ovn-metadata-sb-cfg"="${nbCfg()}"`,
+      );
+      const metadata = await eventually(async () => {
+        const found = (await agents()).find((a) => a.id === id);
+        assert.ok(found);
+        return found;
+      });
+      assert.equal(metadata.agent_type, 'OVN Metadata agent');
+      assert.equal(metadata.binary, 'neutron-ovn-metadata-agent');
+      assert.equal(metadata.host, 'gateway1');
+      assert.equal(metadata.alive, true);
+      assert.equal(metadata.configurations.chassis_name, 'gateway1');
+      let r = await api.admin.get('/v2.0/agents?agent_type=OVN%20Metadata%20agent&fields=id');
+      assert.deepEqual(r.body.agents, [{ id }]);
+      r = await api.admin.put(`/v2.0/agents/${id}`, { agent: { description: 'metadata on gw' } });
+      assert.equal(r.status, 200);
+      await eventually(async () =>
+        assert.equal((await api.admin.get(`/v2.0/agents/${id}`)).body.agent.description, 'metadata on gw'),
+      );
+      // The controller agent keeps its own description.
+      assert.equal((await api.admin.get('/v2.0/agents/gateway1')).body.agent.description, '');
+      // Its ovn-controller stops answering: the metadata agent is not alive either.
+      ovn.sbctl('set', 'Chassis_Private', 'gateway1', `nb_cfg=${nbCfg() - 5}`, 'nb_cfg_timestamp=0');
+      await eventually(async () => assert.equal((await agents()).find((a) => a.id === id).alive, false));
+    });
   });
 }

@@ -6,7 +6,16 @@
  */
 import type { AgentProvider, PortBinding } from '../../contract.js';
 import type { PortState } from '../../host.js';
-import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
+import {
+  agentView,
+  bridgeMappings,
+  chassisAvailabilityZones,
+  isGatewayChassis,
+  METADATA_DESCRIPTION_KEY,
+  METADATA_ID_KEY,
+  metadataAgentView,
+  type Liveness,
+} from './agents.js';
 import type { GatewayCandidate } from '../gateway-scheduler.js';
 import type {
   ChassisPrivateRow,
@@ -94,12 +103,16 @@ export class ChassisAgents {
     listAgents: async () => {
       await this.ping();
       const liveness = this.liveness();
-      return this.pairs().map((p) => ({ ...agentView(p.chassis, p.private, liveness) }));
+      return this.pairs().flatMap((p) => {
+        const metadata = metadataAgentView(p.chassis, p.private, liveness);
+        return [{ ...agentView(p.chassis, p.private, liveness) }, ...(metadata ? [{ ...metadata }] : [])];
+      });
     },
     describeAgent: async (id, description) => {
-      const found = this.pairs().find((p) => p.private.name === id);
+      const found = this.findAgent(id);
       if (!found) return false;
-      const external_ids = { ...found.private.external_ids, 'neutron:description': description };
+      const key = found.private.name === id ? 'neutron:description' : METADATA_DESCRIPTION_KEY;
+      const external_ids = { ...found.private.external_ids, [key]: description };
       await this.sb.transact([
         {
           op: 'update',
@@ -111,7 +124,8 @@ export class ChassisAgents {
       return true;
     },
     deleteAgent: async (id) => {
-      const found = this.pairs().find((p) => p.private.name === id);
+      // Either agent of a chassis goes with the chassis, as ML2/OVN's delete_agent does.
+      const found = this.findAgent(id);
       if (!found) return false;
       await this.sb.transact([
         { op: 'delete', table: 'Chassis_Private', where: [['_uuid', '==', found.private._uuid]] },
@@ -120,6 +134,11 @@ export class ChassisAgents {
       return true;
     },
   };
+
+  /** The chassis whose controller agent (the chassis name) or metadata agent has this id. */
+  private findAgent(id: string): ChassisPair | undefined {
+    return this.pairs().find((p) => p.private.name === id || p.private.external_ids[METADATA_ID_KEY] === id);
+  }
 
   /**
    * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
