@@ -30,6 +30,7 @@ const TABLES = [
   'networks',
   'octonet_migrations',
   'octonet_migrations_lock',
+  'port_bindings',
   'port_security_groups',
   'ports',
   'quotas',
@@ -130,7 +131,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp'],
+        ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp', '0005-port-bindings'],
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -143,7 +144,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp'],
+          ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp', '0005-port-bindings'],
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();

@@ -22,6 +22,7 @@ import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-routers.js';
 import * as m0003 from './migrations/0003-subnetpools.js';
 import * as m0004 from './migrations/0004-bgp.js';
+import * as m0005 from './migrations/0005-port-bindings.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-routers': m0002,
   '0003-subnetpools': m0003,
   '0004-bgp': m0004,
+  '0005-port-bindings': m0005,
 };
 
 export interface Store {
