@@ -9,6 +9,7 @@ import { createApiServer } from '../api/server.js';
 import { createServices, type Services } from '../core/services.js';
 import { createDriverHost } from '../core/driver-host.js';
 import type { MechanismDriver } from '../drivers/contract.js';
+import { createNovaNotifier } from '../notifiers/nova.js';
 import { openStore, type Store } from '../store/database.js';
 import type { StoreEvents } from '../store/outage.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
@@ -24,9 +25,15 @@ export interface RunningServer {
 
 /**
  * The mechanism drivers the config asks for: the OVN driver when an NB connection is set (loaded
- * only then, so an API-only deployment never loads it).
+ * only then, so an API-only deployment never loads it), then Nova's notifier when `nova:` is set.
  */
 async function createDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {
+  // Nova's events listen to every committed write, after the data plane's drivers.
+  const nova = await createNovaNotifier(config.nova, logger, metrics);
+  return [...(await createDataPlaneDrivers(config, logger, metrics)), ...(nova ? [nova] : [])];
+}
+
+async function createDataPlaneDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {
   const { nb_connection, sb_connection } = config.ovn;
   if (!nb_connection) return [];
   if (!sb_connection) throw new ConfigError('ovn.sb_connection (--ovn-sb) is needed with ovn.nb_connection (--ovn-nb)');

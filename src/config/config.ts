@@ -150,6 +150,45 @@ const keystoneSchema = z
   .strict();
 
 /**
+ * Events to Nova (`os-server-external-events`), as Neutron's `[nova]` section and its
+ * `notify_nova_*` / `send_events_interval` / `http_retries` options: off until `auth_url` is set.
+ * The user needs the `admin` role (Nova's policy for external events); its password is read from
+ * a file, as `keystone.password_file`.
+ */
+const novaSchema = z
+  .object({
+    /** Keystone's v3 root the Nova user authenticates at, e.g. `http://keystone:5000/v3`; unset sends Nova nothing. */
+    auth_url: z.url({ protocol: /^https?$/ }).optional(),
+    /** The user octonet notifies Nova as (`username`); Nova's policy wants `admin`. */
+    username: z.string().min(1).default('nova'),
+    /** A file holding that user's password (its trailing newline is ignored). */
+    password_file: z.string().min(1).optional(),
+    /** The project its token is scoped to (`project_name`). */
+    project_name: z.string().min(1).default('service'),
+    /** Name of the user's domain (`user_domain_name`). */
+    user_domain_name: z.string().min(1).default('Default'),
+    /** Name of the project's domain (`project_domain_name`). */
+    project_domain_name: z.string().min(1).default('Default'),
+    /** Region of the compute endpoint in the catalog (`region_name`); unset takes any. */
+    region_name: z.string().min(1).optional(),
+    /** Which catalog endpoint of service type `compute` to use (`endpoint_type`, keystoneauth's `interface`). */
+    endpoint_type: z.enum(['public', 'internal', 'admin']).default('public'),
+    /** Nova's compute URL (e.g. `http://nova:8774/v2.1`), skipping the catalog (`endpoint_override`). */
+    endpoint_override: z.string().min(1).optional(),
+    /** Seconds between batches of events; the first event of a quiet spell goes at once (`send_events_interval`). */
+    send_events_interval: z.number().min(0).default(2),
+    /** Times a batch is sent again after a connection failure or a 5xx (`http_retries`). */
+    http_retries: z.number().int().min(0).default(3),
+    /** Seconds to wait for Keystone or Nova before counting the attempt failed. */
+    timeout: z.number().min(0.1).default(10),
+    /** Send `network-vif-plugged` / `-unplugged` when a compute port's status changes (`notify_nova_on_port_status_changes`). */
+    notify_on_port_status_changes: z.boolean().default(true),
+    /** Send `network-changed` / `network-vif-deleted` on port and floating IP changes (`notify_nova_on_port_data_changes`). */
+    notify_on_port_data_changes: z.boolean().default(true),
+  })
+  .strict();
+
+/**
  * What a client may hold of the HTTP server, so slow or many clients cannot lock others out: a
  * connection that sends its request too slowly is answered 408 and closed.
  */
@@ -207,9 +246,14 @@ export const configSchema = z
     quotas: quotaSchema.default(quotaSchema.parse({})),
     /** The OVN data plane; without `nb_connection` octonet serves the API alone. */
     ovn: ovnSchema.default(ovnSchema.parse({})),
+    /** Events to Nova; off without `nova.auth_url`. */
+    nova: novaSchema.default(novaSchema.parse({})),
   })
   .strict()
   .superRefine((config, issues) => {
+    if (config.nova.auth_url !== undefined && config.nova.password_file === undefined) {
+      issues.addIssue({ code: 'custom', path: ['nova', 'password_file'], message: 'required with nova.auth_url' });
+    }
     if (config.auth !== 'keystone') return;
     for (const key of ['url', 'user', 'password_file', 'project'] as const) {
       if (config.keystone[key] === undefined) {
@@ -223,6 +267,7 @@ export type NetworkConfig = Config['network'];
 export type QuotaDefaults = Config['quotas'];
 export type OvnConfig = Config['ovn'];
 export type HttpConfig = Config['http'];
+export type NovaConfig = Config['nova'];
 
 function defaultStateDir(): string {
   if (process.getuid?.() === 0) return '/var/lib/octonet';
