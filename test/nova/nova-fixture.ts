@@ -36,7 +36,9 @@ export function useNovaSuite(labName: string, nodes: number): NovaSuite {
   const keystone = useKeystone();
   let novaUser: Awaited<ReturnType<KeystoneFixture['addServiceUser']>>;
   before(async () => {
-    novaUser = await keystone.addServiceUser('nova', ['admin']);
+    // admin for Nova's own policy (external events) and octonet's; service for binding:profile,
+    // which Neutron's policy (and octonet's) gives the service role only.
+    novaUser = await keystone.addServiceUser('nova', ['admin', 'service']);
   });
   const api = useApi('sqlite', {
     config: () => ({

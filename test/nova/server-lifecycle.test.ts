@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Json } from '../fixtures/json.js';
-import { DEADLINE_MS, notRoot, pollUntil } from '../lab/lab-fixture.js';
+import { notRoot, pollUntil } from '../lab/lab-fixture.js';
 import { useNovaSuite } from './nova-fixture.js';
 
 describe('real Nova on octonet: boot, plug, events, live migration, delete', { skip: notRoot }, () => {
@@ -84,6 +84,66 @@ describe('real Nova on octonet: boot, plug, events, live migration, delete', { s
     );
   });
 
+  it('server add port / remove port: Nova binds the port (network-changed accepted), then unbinds it', async () => {
+    const member = await suite.memberA();
+    const extra = (await member.post('/v2.0/ports', { port: { network_id: network.id, name: 'extra' } })).body.port;
+    await suite.openstackOk('memberA', ['server', 'add', 'port', server.id, extra.id]);
+    const bound = await getPort(extra.id);
+    assert.equal(bound.device_id, server.id);
+    assert.equal(bound.device_owner, 'compute:nova');
+    assert.equal(bound['binding:host_id'], port['binding:host_id'], "bound to the server's node");
+    await suite.waitDelivered(extra.id, 'network-changed');
+    await suite.openstackOk('memberA', ['server', 'remove', 'port', server.id, extra.id]);
+    await pollUntil(async () => (await getPort(extra.id)).device_id === '', 'the port released by Nova');
+    const released = await getPort(extra.id);
+    assert.equal(released['binding:host_id'], '');
+    const attached = (await nova.call('GET', `/servers/${server.id}/os-interface`)).body.interfaceAttachments;
+    assert.deepEqual(
+      attached.map((a: Json) => a.port_id),
+      [port.id],
+      'Nova lists only the boot port again',
+    );
+  });
+
+  it('server add / remove floating ip: Nova sets the association and accepts network-changed each time', async () => {
+    const admin = await suite.admin();
+    const external = (
+      await admin.post('/v2.0/networks', {
+        network: {
+          name: 'public',
+          'router:external': true,
+          'provider:network_type': 'flat',
+          'provider:physical_network': 'physnet1',
+        },
+      })
+    ).body.network;
+    const externalSubnet = await admin.post('/v2.0/subnets', {
+      subnet: { network_id: external.id, cidr: '198.51.100.0/24', ip_version: 4, enable_dhcp: false },
+    });
+    assert.equal(externalSubnet.status, 201, externalSubnet.text);
+    const member = await suite.memberA();
+    const router = (
+      await member.post('/v2.0/routers', {
+        router: { name: 'r', external_gateway_info: { network_id: external.id } },
+      })
+    ).body.router;
+    const subnetId = port.fixed_ips[0].subnet_id;
+    const iface = await member.put(`/v2.0/routers/${router.id}/add_router_interface`, { subnet_id: subnetId });
+    assert.equal(iface.status, 200, iface.text);
+    const fip = (await member.post('/v2.0/floatingips', { floatingip: { floating_network_id: external.id } })).body
+      .floatingip;
+    const changed = () => suite.delivered(port.id).filter((e) => e === 'network-changed').length;
+    const before = changed();
+    await suite.openstackOk('memberA', ['server', 'add', 'floating', 'ip', server.id, fip.floating_ip_address]);
+    const associated = (await member.get(`/v2.0/floatingips/${fip.id}`)).body.floatingip;
+    assert.equal(associated.port_id, port.id);
+    await pollUntil(async () => changed() > before, 'network-changed for the association');
+    const between = changed();
+    await suite.openstackOk('memberA', ['server', 'remove', 'floating', 'ip', server.id, fip.floating_ip_address]);
+    assert.equal((await member.get(`/v2.0/floatingips/${fip.id}`)).body.floatingip.port_id, null);
+    await pollUntil(async () => changed() > between, 'network-changed for the disassociation');
+  });
+
   it('a live migration to the other node moves the binding, and the port is ACTIVE there once plugged', async () => {
     const source = port['binding:host_id'];
     const target = source === 'node1' ? 'node2' : 'node1';
@@ -98,7 +158,12 @@ describe('real Nova on octonet: boot, plug, events, live migration, delete', { s
       '--wait',
       server.id,
     ]);
-    await pollUntil(async () => (await serverHost(server.id)) === target, `the server on ${target}`, DEADLINE_MS * 2);
+    const migrations = await nova.call('GET', `/os-migrations?instance_uuid=${server.id}`, undefined, '2.59');
+    assert.equal(
+      await serverHost(server.id),
+      target,
+      `the server is on ${target}: ${JSON.stringify(migrations.body)}\n${nova.problems()}`,
+    );
     await pollUntil(async () => (await getPort(port.id))['binding:host_id'] === target, `the port bound to ${target}`);
     const bindings = (await (await suite.admin()).get(`/v2.0/ports/${port.id}/bindings`)).body.bindings;
     assert.deepEqual(
@@ -120,7 +185,7 @@ describe('real Nova on octonet: boot, plug, events, live migration, delete', { s
   });
 
   it('openstack server delete removes its port, and octonet tells Nova network-vif-deleted', async () => {
-    await suite.lab().deleteVm('vm1-moved');
+    for (const vm of (await suite.lab().status()).vms) await suite.lab().deleteVm(vm.name);
     await suite.openstackOk('memberA', ['server', 'delete', '--wait', server.id]);
     const r = await (await suite.admin()).get(`/v2.0/ports/${port.id}`);
     assert.equal(r.status, 404, 'Nova deleted the port it made');
