@@ -24,6 +24,8 @@ import { registerTagRoutes } from './tag-routes.js';
 import { registerQuotaRoutes } from './quota-routes.js';
 import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
+import { registerPortBindingRoutes } from './port-binding-routes.js';
+import { registerDhcpAgentRoutes } from './dhcp-agent-routes.js';
 import { registerRouterRoutes } from './router-routes.js';
 import { registerServiceProviderRoutes } from './service-provider-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
@@ -230,6 +232,8 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerQuotaRoutes(app, deps);
   registerAvailabilityZoneRoutes(app, deps);
   registerAgentRoutes(app, deps);
+  registerPortBindingRoutes(app, deps);
+  registerDhcpAgentRoutes(app, deps);
   registerRouterRoutes(app, deps);
   registerWebRoutes(app, deps);
   registerServiceProviderRoutes(app, deps);

@@ -235,4 +235,16 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   'get_l3-routers': ADMIN,
   'create_l3-router': ADMIN,
   'delete_l3-router': ADMIN,
+  // The DHCP agent scheduler's URLs (served without DHCP agents: OVN's DHCP is native).
+  'get_dhcp-agents': ADMIN,
+  'get_dhcp-networks': ADMIN,
+  'create_dhcp-network': ADMIN,
+  'delete_dhcp-network': ADMIN,
+
+  // ---- port bindings (port_bindings.py): Nova's, during a live migration; Zed's admin or the service role ----
+  get_port_binding: ADMIN_OR_SERVICE,
+  create_port_binding: ADMIN_OR_SERVICE,
+  update_port_binding: ADMIN_OR_SERVICE,
+  delete_port_binding: ADMIN_OR_SERVICE,
+  activate: ADMIN_OR_SERVICE,
 };

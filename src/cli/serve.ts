@@ -25,12 +25,12 @@ export interface RunningServer {
 
 /**
  * The mechanism drivers the config asks for: the OVN driver when an NB connection is set (loaded
- * only then, so an API-only deployment never loads it), then Nova's notifier when `nova:` is set.
+ * only then, so an API-only deployment never loads it), and Nova's notifier when `nova:` is set.
  */
 async function createDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {
-  // Nova's events listen to every committed write, after the data plane's drivers.
+  // Nova's events listen to every committed write; first, so an event never waits for an NB write.
   const nova = await createNovaNotifier(config.nova, logger, metrics);
-  return [...(await createDataPlaneDrivers(config, logger, metrics)), ...(nova ? [nova] : [])];
+  return [...(nova ? [nova] : []), ...(await createDataPlaneDrivers(config, logger, metrics))];
 }
 
 async function createDataPlaneDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {

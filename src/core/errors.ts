@@ -15,6 +15,8 @@ export const BASE_STATUS = {
   Conflict: 409,
   InUse: 409,
   ServiceUnavailable: 503,
+  /** A bare NeutronException: no fault mapping, so a 500 that keeps its own type. */
+  NeutronException: 500,
   /** webob exceptions Neutron raises directly keep their own status and class name as type. */
   HTTPBadRequest: 400,
   HTTPUnauthorized: 401,
@@ -628,4 +630,39 @@ export const SubnetAllocationError = define<{ reason: unknown }>(
   'SubnetAllocationError',
   'Conflict',
   'Failed to allocate subnet: %(reason)s.',
+);
+
+// ---- port bindings (binding-extended; neutron_lib/exceptions/__init__.py) ----
+export const PortBindingNotFound = define<{ port_id: unknown; host: unknown }>(
+  'PortBindingNotFound',
+  'NotFound',
+  'Binding for port %(port_id)s for host %(host)s could not be found.',
+);
+export const PortBindingAlreadyActive = define<{ port_id: unknown; host: unknown }>(
+  'PortBindingAlreadyActive',
+  'Conflict',
+  'Binding for port %(port_id)s on host %(host)s is already active.',
+);
+export const PortBindingAlreadyExists = define<{ port_id: unknown; host: unknown }>(
+  'PortBindingAlreadyExists',
+  'Conflict',
+  'Binding for port %(port_id)s on host %(host)s already exists.',
+);
+/** No driver could bind the port on that host: Neutron's 500, and so here too (Nova expects it). */
+export const PortBindingError = define<{ port_id: unknown; host: unknown }>(
+  'PortBindingError',
+  'NeutronException',
+  'Binding for port %(port_id)s on host %(host)s could not be created or updated.',
+);
+
+// ---- the DHCP agent scheduler (neutron_lib/exceptions/dhcpagentscheduler.py) ----
+export const InvalidDHCPAgent = define<{ id: unknown }>(
+  'InvalidDHCPAgent',
+  'NotFound',
+  'Agent %(id)s is not a valid DHCP Agent or has been disabled.',
+);
+export const NetworkNotHostedByDhcpAgent = define<{ network_id: unknown; agent_id: unknown }>(
+  'NetworkNotHostedByDhcpAgent',
+  'Conflict',
+  'The network %(network_id)s is not hosted by the DHCP Agent %(agent_id)s.',
 );

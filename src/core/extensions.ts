@@ -40,6 +40,12 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2014-02-03T10:00:00-00:00',
   },
   {
+    name: 'Port Bindings Extended',
+    alias: 'binding-extended',
+    description: 'Expose port bindings of a virtual port to external application',
+    updated: '2017-07-17T10:00:00-00:00',
+  },
+  {
     name: 'dns_domain for ports',
     alias: 'dns-domain-ports',
     description: 'Allows the DNS domain to be specified for a network port.',

@@ -10,6 +10,7 @@ import type { Authorizer } from './authorizer.js';
 import type { CoreDeps } from './deps.js';
 import { NetworkService } from './networks/service.js';
 import { PortService } from './ports/service.js';
+import { PortBindingService } from './ports/bindings.js';
 import { SubnetService } from './subnets/service.js';
 import { SecurityGroupRuleService } from './security-groups/rule-service.js';
 import { SecurityGroupService } from './security-groups/service.js';
@@ -18,6 +19,7 @@ import { QuotaEngine } from './quotas/engine.js';
 import { QuotaSetService } from './quotas/service.js';
 import { AvailabilityZoneService } from './availability-zones.js';
 import { AgentService } from './agents.js';
+import { DhcpAgentScheduler } from './dhcp-agents.js';
 import { RbacPolicyService } from './rbac/service.js';
 import { IpAvailabilityService } from './ip-availability/service.js';
 import type { ResourceService } from './resource.js';
@@ -32,6 +34,8 @@ export interface Services {
   readonly networks: NetworkService;
   readonly subnets: SubnetService;
   readonly ports: PortService;
+  /** A port's bindings besides its active one (`binding-extended`, live migration). */
+  readonly portBindings: PortBindingService;
   readonly securityGroups: SecurityGroupService;
   readonly securityGroupRules: SecurityGroupRuleService;
   readonly quotas: QuotaEngine;
@@ -39,6 +43,8 @@ export interface Services {
   readonly quotaSets: QuotaSetService;
   readonly availabilityZones: AvailabilityZoneService;
   readonly agents: AgentService;
+  /** The DHCP agent scheduler's URLs, served with no DHCP agents (OVN's DHCP is native). */
+  readonly dhcpAgents: DhcpAgentScheduler;
   readonly ipAvailability: IpAvailabilityService;
   readonly tags: TagService;
   readonly routers: RouterService;
@@ -91,12 +97,14 @@ export function createServices(options: {
     networks,
     subnets,
     ports,
+    portBindings: new PortBindingService(deps, ports),
     securityGroups,
     securityGroupRules,
     quotas: deps.quotas,
     quotaSets,
     availabilityZones,
     agents,
+    dhcpAgents: new DhcpAgentScheduler(deps.authz, deps.store.db, networks, agents),
     ipAvailability,
     tags,
     routers,

@@ -24,6 +24,7 @@ const TABLES = [
   'networks',
   'octonet_migrations',
   'octonet_migrations_lock',
+  'port_bindings',
   'port_security_groups',
   'ports',
   'quotas',

@@ -111,6 +111,18 @@ export interface PortTable extends StandardColumns {
   binding_vif_details: string;
 }
 
+/** A port's binding on a host other than its active one (INACTIVE, `binding-extended`). */
+export interface PortBindingTable {
+  port_id: string;
+  host: string;
+  vnic_type: string;
+  /** JSON object. */
+  profile: string;
+  vif_type: string;
+  /** JSON object. */
+  vif_details: string;
+}
+
 export interface IpAllocationTable {
   port_id: string;
   network_id: string;
@@ -243,6 +255,7 @@ export interface Schema {
   network_segments: NetworkSegmentTable;
   subnets: SubnetTable;
   ports: PortTable;
+  port_bindings: PortBindingTable;
   ip_allocations: IpAllocationTable;
   allowed_address_pairs: AllowedAddressPairTable;
   extra_dhcp_opts: ExtraDhcpOptTable;

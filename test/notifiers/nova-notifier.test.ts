@@ -104,6 +104,36 @@ describe('Nova notifier (stand-in Nova and Keystone)', () => {
     assert.deepEqual(eventsOf(other.port.id), []);
   });
 
+  it('sends network-changed for the ports a floating IP is associated with, moved from and released by', async () => {
+    const ext = (await api.admin.post('/v2.0/networks', { network: { name: 'pub', 'router:external': true } })).body
+      .network;
+    await api.admin.post('/v2.0/subnets', { subnet: { network_id: ext.id, cidr: '192.0.2.0/24', ip_version: 4 } });
+    const subnetId = (await api.admin.get(`/v2.0/subnets?network_id=${networkId}`)).body.subnets[0].id;
+    const router = (
+      await api.admin.post('/v2.0/routers', { router: { name: 'r', external_gateway_info: { network_id: ext.id } } })
+    ).body.router;
+    assert.equal(
+      (await api.admin.put(`/v2.0/routers/${router.id}/add_router_interface`, { subnet_id: subnetId })).status,
+      200,
+    );
+    const first = await computePort();
+    const second = await computePort();
+    let r = await api.admin.post('/v2.0/floatingips', {
+      floatingip: { floating_network_id: ext.id, port_id: first.id },
+    });
+    assert.equal(r.status, 201, r.text);
+    const fip = r.body.floatingip.id;
+    await nova.until(() => eventsOf(first.id).length >= 1);
+    r = await api.admin.put(`/v2.0/floatingips/${fip}`, { floatingip: { port_id: second.id } });
+    assert.equal(r.status, 200, r.text);
+    await nova.until(() => eventsOf(second.id).length >= 1);
+    assert.equal((await api.admin.delete(`/v2.0/floatingips/${fip}`)).status, 204);
+    await nova.until(() => eventsOf(second.id).length >= 2);
+    const changed = (tag: string, server: string) => ({ name: 'network-changed', server_uuid: server, tag });
+    assert.deepEqual(eventsOf(first.id), [changed(first.id, first.server), changed(first.id, first.server)]);
+    assert.deepEqual(eventsOf(second.id), [changed(second.id, second.server), changed(second.id, second.server)]);
+  });
+
   it('retries a 500 and counts it; drops a 404 without retrying', async () => {
     nova.answers.push({ status: 500 });
     const first = await computePort();

@@ -16,7 +16,7 @@ for (const backend of BACKENDS) {
     const nbCfg = () => Number(ovn.nbctl('get', 'NB_Global', '.', 'nb_cfg').trim());
 
     before(() => {
-      ovn.addChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex' });
+      ovn.addChassis('compute1', '192.0.2.11', { 'ovn-bridge-mappings': 'physnet1:br-ex', 'datapath-type': 'netdev' });
       ovn.addChassis('gateway1', '192.0.2.12', {
         'ovn-bridge-mappings': 'physnet1:br-ex',
         'ovn-cms-options': 'enable-chassis-as-gw,availability-zones=az1:az2',
@@ -88,7 +88,13 @@ for (const backend of BACKENDS) {
         (await api.admin.post('/v2.0/ports', { port: { network_id: net.id, 'binding:host_id': host } })).body.port;
       const bound = await bind('compute1');
       assert.equal(bound['binding:vif_type'], 'ovs');
-      assert.deepEqual(bound['binding:vif_details'], { port_filter: true, connectivity: 'l2' });
+      // os-vif plugs by bridge_name and datapath_type (the chassis' integration bridge datapath).
+      assert.deepEqual(bound['binding:vif_details'], {
+        port_filter: true,
+        connectivity: 'l2',
+        bridge_name: 'br-int',
+        datapath_type: 'netdev',
+      });
       const lsp = ovn.nbRows('Logical_Switch_Port').find((r) => r.name === bound.id);
       assert.deepEqual(lsp.options, { 'requested-chassis': 'compute1' });
       assert.equal((await bind('nowhere'))['binding:vif_type'], 'binding_failed');
@@ -110,6 +116,40 @@ for (const backend of BACKENDS) {
         undefined,
       );
       assert.equal((await api.admin.delete('/v2.0/agents/compute1')).status, 404);
+    });
+
+    it("a chassis' neutron-ovn-metadata-agent is an OVN Metadata agent, alive with its chassis", async () => {
+      const id = '6a1d3e2b-5c4f-5e6a-9b8c-7d6e5f4a3b2c';
+      // What the agent writes at registration and on every SB_Global update.
+      ovn.sbctl(
+        'set',
+        'Chassis_Private',
+        'gateway1',
+        `external_ids:"neutron:ovn-metadata-id"="${id}"`,
+        `external_ids:"neutron:ovn-metadata-sb-cfg"="${nbCfg()}"`,
+      );
+      const metadata = await eventually(async () => {
+        const found = (await agents()).find((a) => a.id === id);
+        assert.ok(found);
+        return found;
+      });
+      assert.equal(metadata.agent_type, 'OVN Metadata agent');
+      assert.equal(metadata.binary, 'neutron-ovn-metadata-agent');
+      assert.equal(metadata.host, 'gateway1');
+      assert.equal(metadata.alive, true);
+      assert.equal(metadata.configurations.chassis_name, 'gateway1');
+      let r = await api.admin.get('/v2.0/agents?agent_type=OVN%20Metadata%20agent&fields=id');
+      assert.deepEqual(r.body.agents, [{ id }]);
+      r = await api.admin.put(`/v2.0/agents/${id}`, { agent: { description: 'metadata on gw' } });
+      assert.equal(r.status, 200);
+      await eventually(async () =>
+        assert.equal((await api.admin.get(`/v2.0/agents/${id}`)).body.agent.description, 'metadata on gw'),
+      );
+      // The controller agent keeps its own description.
+      assert.equal((await api.admin.get('/v2.0/agents/gateway1')).body.agent.description, '');
+      // Its ovn-controller stops answering: the metadata agent is not alive either.
+      ovn.sbctl('set', 'Chassis_Private', 'gateway1', `nb_cfg=${nbCfg() - 5}`, 'nb_cfg_timestamp=0');
+      await eventually(async () => assert.equal((await agents()).find((a) => a.id === id).alive, false));
     });
   });
 }

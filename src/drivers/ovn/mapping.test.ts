@@ -350,6 +350,18 @@ describe('OVN mapping: ports → Logical_Switch_Port', () => {
     assert.equal(rows.port.external_ids['neutron:host_id'], 'node1');
   });
 
+  it('live migration (profile migrating_to) → both chassis requested, activation-strategy rarp', () => {
+    const migrating = (profile: Record<string, unknown>) =>
+      switchPortRows(port({ 'binding:host_id': 'node1', 'binding:profile': profile }), context()).port.options;
+    assert.deepEqual(migrating({ migrating_to: 'node2' }), {
+      'requested-chassis': 'node1,node2',
+      'activation-strategy': 'rarp',
+    });
+    // Once activated the host is the target: one chassis again, as when Nova clears migrating_to.
+    assert.deepEqual(migrating({ migrating_to: 'node1' }), { 'requested-chassis': 'node1' });
+    assert.deepEqual(migrating({}), { 'requested-chassis': 'node1' });
+  });
+
   it('port security off: "unknown" address, no port_security, no groups', () => {
     const rows = switchPortRows(port({ port_security_enabled: false, security_groups: [] }), context());
     assert.deepEqual(rows.port.addresses, ['fa:16:3e:e8:9a:62 10.9.0.30', 'unknown']);

@@ -413,6 +413,18 @@ function learnedVipSwitchPort(port: PortState, vipAddress: string, context: Port
   };
 }
 
+/**
+ * `_configure_requested_chassis_options`: the bound host, and during a live migration (Nova puts
+ * the target in `binding:profile.migrating_to`) the target too, so OVN (multi-chassis bindings,
+ * 22.09 and later) sets the port up on both; `activation-strategy=rarp` keeps the target's copy
+ * blocked until the migrated VM announces itself there.
+ */
+function requestedChassis(host: string, profile: Readonly<Record<string, unknown>>): StringMap {
+  const target = profile.migrating_to;
+  if (typeof target !== 'string' || !target || target === host) return { 'requested-chassis': host };
+  return { 'requested-chassis': `${host},${target}`, 'activation-strategy': 'rarp' };
+}
+
 export function switchPortRows(port: PortState, context: PortContext): PortRows {
   if (isRouterPort(port)) return routerSwitchPort(port, switchPortExternalIds(port, context, []));
   const learned =
@@ -432,9 +444,9 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
   const options: StringMap = { ...virtual };
-  // A virtual port is bound wherever a parent holds its address; its host only reports that.
-  if (port['binding:host_id'] && !virtual) options['requested-chassis'] = port['binding:host_id'];
   const profile = port['binding:profile'];
+  // A virtual port is bound wherever a parent holds its address; its host only reports that.
+  if (port['binding:host_id'] && !virtual) Object.assign(options, requestedChassis(port['binding:host_id'], profile));
   const external_ids = switchPortExternalIds(port, context, securityGroups);
   const lsp: SwitchPortSpec = {
     name: port.id,

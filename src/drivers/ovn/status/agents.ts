@@ -1,13 +1,20 @@
 /**
  * OVN chassis as Neutron agents (`neutron/plugins/ml2/drivers/ovn/agent/neutron_agent.py`): every
  * SB `Chassis_Private` is an `OVN Controller agent`, or an `OVN Controller Gateway agent` when its
- * chassis carries `enable-chassis-as-gw` in `ovn-cms-options`. Nothing is stored: agents are read
- * from the SB replica each time. Pure functions.
+ * chassis carries `enable-chassis-as-gw` in `ovn-cms-options`; a chassis where
+ * `neutron-ovn-metadata-agent` registered (its id in `Chassis_Private.external_ids`) also has an
+ * `OVN Metadata agent`. Nothing is stored: agents are read from the SB replica each time. Pure
+ * functions.
  */
 import type { ChassisPrivateRow, ChassisRow } from '../ovsdb/index.js';
 
 export const CONTROLLER_AGENT = 'OVN Controller agent';
 export const GATEWAY_AGENT = 'OVN Controller Gateway agent';
+export const METADATA_AGENT = 'OVN Metadata agent';
+/** What the metadata agent writes into its `Chassis_Private.external_ids` (ML2/OVN's constants). */
+export const METADATA_ID_KEY = 'neutron:ovn-metadata-id';
+const METADATA_SB_CFG_KEY = 'neutron:ovn-metadata-sb-cfg';
+export const METADATA_DESCRIPTION_KEY = 'neutron:description-metadata';
 
 export interface AgentView {
   readonly binary: string;
@@ -89,5 +96,30 @@ export function agentView(chassis: ChassisRow, chassisPrivate: ChassisPrivateRow
     id: chassisPrivate.name,
     alive: isAlive(chassisPrivate, liveness),
     admin_state_up: true,
+  };
+}
+
+/**
+ * The chassis' metadata agent (`neutron_agent.py:MetadataAgent`), if one registered: its id and
+ * description from `external_ids`, its heartbeat the `nb_cfg` it last saw (`…-sb-cfg`, rewritten
+ * on every `SB_Global` update), and alive only while its chassis' ovn-controller is.
+ */
+export function metadataAgentView(
+  chassis: ChassisRow,
+  chassisPrivate: ChassisPrivateRow,
+  liveness: Liveness,
+): AgentView | undefined {
+  const id = chassisPrivate.external_ids[METADATA_ID_KEY];
+  if (!id) return undefined;
+  const controller = agentView(chassis, chassisPrivate, liveness);
+  const sbCfg = Number(chassisPrivate.external_ids[METADATA_SB_CFG_KEY] ?? 0);
+  const seen = { ...chassisPrivate, nb_cfg: Number.isFinite(sbCfg) ? sbCfg : 0 };
+  return {
+    ...controller,
+    binary: 'neutron-ovn-metadata-agent',
+    agent_type: METADATA_AGENT,
+    id,
+    description: chassisPrivate.external_ids[METADATA_DESCRIPTION_KEY] ?? '',
+    alive: controller.alive && isAlive(seen, liveness),
   };
 }

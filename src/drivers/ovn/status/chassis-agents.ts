@@ -6,7 +6,16 @@
  */
 import type { AgentProvider, PortBinding } from '../../contract.js';
 import type { PortState } from '../../host.js';
-import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
+import {
+  agentView,
+  bridgeMappings,
+  chassisAvailabilityZones,
+  isGatewayChassis,
+  METADATA_DESCRIPTION_KEY,
+  METADATA_ID_KEY,
+  metadataAgentView,
+  type Liveness,
+} from './agents.js';
 import type { GatewayCandidate } from '../gateway-scheduler.js';
 import type {
   ChassisPrivateRow,
@@ -21,6 +30,20 @@ import type {
 export interface ChassisPair {
   readonly chassis: ChassisRow;
   readonly private: ChassisPrivateRow;
+}
+
+/**
+ * `vif_details` of an `ovs` binding: what os-vif reads to plug the VIF. `datapath_type` is the
+ * chassis' integration bridge datapath (ovn-controller copies it into `other_config`; empty is
+ * the kernel's, `system`), so os-vif plugs a `netdev` (userspace) node as such.
+ */
+function ovsVifDetails(chassis: ChassisRow): Record<string, unknown> {
+  return {
+    port_filter: true,
+    connectivity: 'l2',
+    bridge_name: 'br-int',
+    datapath_type: chassis.other_config['datapath-type'] || 'system',
+  };
 }
 
 export class ChassisAgents {
@@ -56,7 +79,7 @@ export class ChassisAgents {
     if (port['binding:vnic_type'] !== 'normal') return undefined;
     const found = this.pairs().find((p) => p.chassis.hostname === host || p.chassis.name === host);
     if (!found || !agentView(found.chassis, found.private, this.liveness()).alive) return undefined;
-    return { vifType: 'ovs', vifDetails: { port_filter: true, connectivity: 'l2' } };
+    return { vifType: 'ovs', vifDetails: ovsVifDetails(found.chassis) };
   }
 
   /** Every chassis as a router gateway candidate. */
@@ -80,12 +103,16 @@ export class ChassisAgents {
     listAgents: async () => {
       await this.ping();
       const liveness = this.liveness();
-      return this.pairs().map((p) => ({ ...agentView(p.chassis, p.private, liveness) }));
+      return this.pairs().flatMap((p) => {
+        const metadata = metadataAgentView(p.chassis, p.private, liveness);
+        return [{ ...agentView(p.chassis, p.private, liveness) }, ...(metadata ? [{ ...metadata }] : [])];
+      });
     },
     describeAgent: async (id, description) => {
-      const found = this.pairs().find((p) => p.private.name === id);
+      const found = this.findAgent(id);
       if (!found) return false;
-      const external_ids = { ...found.private.external_ids, 'neutron:description': description };
+      const key = found.private.name === id ? 'neutron:description' : METADATA_DESCRIPTION_KEY;
+      const external_ids = { ...found.private.external_ids, [key]: description };
       await this.sb.transact([
         {
           op: 'update',
@@ -97,7 +124,8 @@ export class ChassisAgents {
       return true;
     },
     deleteAgent: async (id) => {
-      const found = this.pairs().find((p) => p.private.name === id);
+      // Either agent of a chassis goes with the chassis, as ML2/OVN's delete_agent does.
+      const found = this.findAgent(id);
       if (!found) return false;
       await this.sb.transact([
         { op: 'delete', table: 'Chassis_Private', where: [['_uuid', '==', found.private._uuid]] },
@@ -106,6 +134,11 @@ export class ChassisAgents {
       return true;
     },
   };
+
+  /** The chassis whose controller agent (the chassis name) or metadata agent has this id. */
+  private findAgent(id: string): ChassisPair | undefined {
+    return this.pairs().find((p) => p.private.name === id || p.private.external_ids[METADATA_ID_KEY] === id);
+  }
 
   /**
    * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
