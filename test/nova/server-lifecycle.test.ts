@@ -171,6 +171,19 @@ describe('real Nova on octonet: boot, plug, events, live migration, delete', { s
       [[target, 'ACTIVE']],
       "the source's binding is gone, the target's is active",
     );
+    // binding-extended: Nova's conductor made the target's binding, the source activated it, the
+    // target deleted the source's (nova/network/neutron.py bind_ports_to_host, activate_port_binding,
+    // _delete_port_bindings).
+    const calls = suite.api
+      .logs()
+      .filter((line) => line.msg === 'request' && String(line.url).includes(`/ports/${port.id}/bindings`))
+      .map(
+        (line) =>
+          `${String(line.method)} ${String(line.url).replace(`/v2.0/ports/${port.id}`, '')} ${String(line.status)}`,
+      );
+    assert.ok(calls.includes('POST /bindings 201'), calls.join('\n'));
+    assert.ok(calls.includes(`PUT /bindings/${target}/activate 200`), calls.join('\n'));
+    assert.ok(calls.includes(`DELETE /bindings/${source} 204`), calls.join('\n'));
     const profile = (await getPort(port.id))['binding:profile'];
     assert.equal(profile.migrating_to, undefined, 'Nova cleared migrating_to');
     // os-vif on the target plugs the VM there; the source's tap goes with the old VM.
