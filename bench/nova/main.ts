@@ -82,6 +82,8 @@ interface Boot {
   port: string;
   activeMs: number;
   upToEventMs?: number;
+  /** OVN up → octonet holding Nova's 200 for the event (its "event delivered" log line). */
+  upToAnsweredMs?: number;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 600_000): Promise<T> {
@@ -182,7 +184,13 @@ async function main(): Promise<void> {
       const acceptedAt = await until(`Nova accepting network-vif-plugged for ${b.port}`, async () =>
         novaAcceptedAt(nova.apiLog(), 'network-vif-plugged', b.port),
       );
-      return { ...b, upToEventMs: acceptedAt - upAt };
+      const answered = await until(`octonet logging Nova's answer for ${b.port}`, async () => {
+        const line = api
+          .logs()
+          .find((l) => l.msg === 'nova: event delivered' && l.port === b.port && l.event === 'network-vif-plugged');
+        return line ? Number(line.time) : undefined;
+      });
+      return { ...b, upToEventMs: acceptedAt - upAt, upToAnsweredMs: answered - upAt };
     };
     const inBatches = async <T, R>(items: readonly T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
       const out: R[] = [];
@@ -194,12 +202,14 @@ async function main(): Promise<void> {
     const summarize = (label: string, boots: readonly Boot[], calls: readonly string[]) => {
       const active = boots.map((b) => b.activeMs);
       const events = boots.map((b) => b.upToEventMs!).filter((v) => Number.isFinite(v));
+      const answered = boots.map((b) => b.upToAnsweredMs!).filter((v) => Number.isFinite(v));
       const byRoute = new Map<string, number>();
       for (const call of calls) byRoute.set(call, (byRoute.get(call) ?? 0) + 1);
       const summary = {
         boots: boots.length,
         bootToActiveMs: { median: quantile(active, 0.5), p99: quantile(active, 0.99) },
         ovnUpToEventAcceptedMs: { median: quantile(events, 0.5), p99: quantile(events, 0.99) },
+        ovnUpToNovaAnswerAtOctonetMs: { median: quantile(answered, 0.5), p99: quantile(answered, 0.99) },
         neutronCallsPerBoot: boots.length ? calls.length / boots.length : null,
         callsByRoute: Object.fromEntries([...byRoute].sort((a, b) => b[1] - a[1])),
       };
