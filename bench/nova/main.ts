@@ -84,6 +84,8 @@ interface Boot {
   upToEventMs?: number;
   /** OVN up → octonet holding Nova's 200 for the event (its "event delivered" log line). */
   upToAnsweredMs?: number;
+  /** Since octonet last had an event answered, at the moment OVN reported the port up. */
+  sinceLastBatchMs?: number;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 600_000): Promise<T> {
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
           (l) =>
             `${String(l.method)} ${String(l.url)
               .split('?')[0]!
-              .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`,
+              .replace(/[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{32}/g, '{id}')}`,
         );
 
     const boot = async (name: string): Promise<Omit<Boot, 'upToEventMs'>> => {
@@ -190,7 +192,14 @@ async function main(): Promise<void> {
           .find((l) => l.msg === 'nova: event delivered' && l.port === b.port && l.event === 'network-vif-plugged');
         return line ? Number(line.time) : undefined;
       });
-      return { ...b, upToEventMs: acceptedAt - upAt, upToAnsweredMs: answered - upAt };
+      // Neutron's batching, which octonet's notifier follows: an event within send_events_interval
+      // of the last batch waits for the next one. How long before `up` the last batch was answered:
+      const earlier = api
+        .logs()
+        .filter((l) => l.msg === 'nova: event delivered' && Number(l.time) <= upAt)
+        .map((l) => Number(l.time));
+      const sinceLastBatchMs = earlier.length ? upAt - Math.max(...earlier) : undefined;
+      return { ...b, upToEventMs: acceptedAt - upAt, upToAnsweredMs: answered - upAt, sinceLastBatchMs };
     };
     const inBatches = async <T, R>(items: readonly T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
       const out: R[] = [];
@@ -203,6 +212,7 @@ async function main(): Promise<void> {
       const active = boots.map((b) => b.activeMs);
       const events = boots.map((b) => b.upToEventMs!).filter((v) => Number.isFinite(v));
       const answered = boots.map((b) => b.upToAnsweredMs!).filter((v) => Number.isFinite(v));
+      const sinceLast = boots.map((b) => b.sinceLastBatchMs!).filter((v) => Number.isFinite(v));
       const byRoute = new Map<string, number>();
       for (const call of calls) byRoute.set(call, (byRoute.get(call) ?? 0) + 1);
       const summary = {
@@ -210,6 +220,8 @@ async function main(): Promise<void> {
         bootToActiveMs: { median: quantile(active, 0.5), p99: quantile(active, 0.99) },
         ovnUpToEventAcceptedMs: { median: quantile(events, 0.5), p99: quantile(events, 0.99) },
         ovnUpToNovaAnswerAtOctonetMs: { median: quantile(answered, 0.5), p99: quantile(answered, 0.99) },
+        upSinceLastBatchMs: { median: quantile(sinceLast, 0.5), p99: quantile(sinceLast, 0.99) },
+        perBoot: boots.map((b) => ({ upToEventMs: b.upToEventMs, sinceLastBatchMs: b.sinceLastBatchMs })),
         neutronCallsPerBoot: boots.length ? calls.length / boots.length : null,
         callsByRoute: Object.fromEntries([...byRoute].sort((a, b) => b[1] - a[1])),
       };
