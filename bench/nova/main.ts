@@ -13,7 +13,6 @@
  * Neutron anchor runs here with Nova (the Zed anchor has no Nova beside it): the comparison with
  * Neutron's share of a boot is left to a run where one does.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -59,21 +58,9 @@ function novaAcceptedAt(log: string, event: string, port: string): number | unde
 }
 
 /** Resolves with the time OVN's NB shows the port up (ovn-nbctl wait-until, started before the plug). */
-function watchUp(lab: Lab, port: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('ovn-nbctl', [
-      `--db=${lab.nb}`,
-      '--timeout=120',
-      'wait-until',
-      'Logical_Switch_Port',
-      port,
-      'up=true',
-    ]);
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve(Date.now()) : reject(new Error(`wait-until ${port} exited ${code}`)),
-    );
-  });
+async function watchUp(lab: Lab, port: string): Promise<number> {
+  await lab.nbctl('--timeout=60', 'wait-until', 'Logical_Switch_Port', port, 'up=true');
+  return Date.now();
 }
 
 interface Boot {
