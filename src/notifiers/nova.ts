@@ -106,6 +106,7 @@ export class NovaNotifier implements MechanismDriver {
   private readonly batcher: EventBatcher<NovaEvent>;
   private readonly metrics: NotifierMetrics;
   private readonly backoffMs: (attempt: number) => number;
+  private stopping = false;
 
   constructor(private readonly options: NovaNotifierOptions) {
     this.metrics = createMetrics(options.registry);
@@ -118,7 +119,9 @@ export class NovaNotifier implements MechanismDriver {
     this.host = host;
   }
 
+  /** Sends what is queued once more, without retries, so a Nova that is down cannot hold up a shutdown. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.batcher.stop();
   }
 
@@ -176,6 +179,7 @@ export class NovaNotifier implements MechanismDriver {
     this.metrics.batchSize.observe(batch.length);
     let lastProblem = '';
     for (let attempt = 0; attempt <= config.http_retries; attempt++) {
+      if (attempt > 0 && this.stopping) break;
       if (attempt > 0) {
         this.metrics.retries.inc();
         await new Promise((resolve) => setTimeout(resolve, this.backoffMs(attempt - 1)));
@@ -204,7 +208,7 @@ export class NovaNotifier implements MechanismDriver {
       return;
     }
     this.giveUp(batch, lastProblem);
-    logger.debug({ attempts: config.http_retries + 1 }, 'nova: batch given up');
+    logger.debug({ retries: config.http_retries, stopping: this.stopping }, 'nova: batch given up');
   }
 
   private handleAnswer(batch: NovaEvent[], answer: { status: number; body: unknown }): void {

@@ -125,7 +125,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        ['0001-initial', '0002-routers', '0003-subnetpools'],
+        ['0001-initial', '0002-routers', '0003-subnetpools', '0004-port-bindings'],
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -138,7 +138,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-initial', '0002-routers', '0003-subnetpools'],
+          ['0001-initial', '0002-routers', '0003-subnetpools', '0004-port-bindings'],
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();

@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedPost {
+  /** When it arrived (`performance.now()`). */
+  readonly at: number;
   readonly headers: IncomingMessage['headers'];
   readonly events: { name: string; server_uuid: string; tag: string; status?: string }[];
 }
@@ -68,7 +70,7 @@ export class StandInNova {
       return;
     }
     const body = (await readJson(req)) as { events: RecordedPost['events'] };
-    this.posts.push({ headers: req.headers, events: body.events });
+    this.posts.push({ at: performance.now(), headers: req.headers, events: body.events });
     const answer = this.answers.shift() ?? { status: 200 };
     if (answer === 'hold') this.held.push(res);
     else {

@@ -2,8 +2,9 @@
  * A live migration's port-binding calls, in the order Nova makes them, against a real OVN NB/SB
  * (chassis written with ovn-sbctl, no data plane): the target binding (INACTIVE) leaves the LSP
  * alone; `binding:profile.migrating_to` requests both chassis with `activation-strategy=rarp`, as
- * ML2/OVN writes it; activation moves `requested-chassis` to the target; clearing `migrating_to`
- * and deleting the source binding leave one chassis and no activation strategy.
+ * ML2/OVN writes it; activation moves `requested-chassis` to the target and the port, set DOWN by
+ * it, is ACTIVE again while its VIF is up; clearing `migrating_to` and deleting the source binding
+ * leave one chassis and no activation strategy.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -44,6 +45,10 @@ describe('live migration: port bindings in OVN', () => {
     const id = created.id as string;
     const base = `/v2.0/ports/${id}/bindings`;
     await eventually(async () => assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1' }));
+    // The VIF comes up on compute1 as its ovn-controller would report it; northd copies `up` to the LSP.
+    ovn.sbctl('lsp-bind', id, 'compute1');
+    ovn.sbctl('set', 'Port_Binding', id, 'up=true');
+    await eventually(async () => assert.equal((await api.admin.get(`/v2.0/ports/${id}`)).body.port.status, 'ACTIVE'));
 
     let r = await nova().post(base, { binding: { host: 'compute2' } });
     assert.equal(r.status, 201, r.text);
@@ -61,6 +66,9 @@ describe('live migration: port bindings in OVN', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.status, 'ACTIVE');
     await eventually(async () => assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute2' }));
+    // Activation sets the port DOWN; its VIF is up (on the target, with multi-chassis), so it is
+    // ACTIVE again without any change of the LSP's `up`.
+    await eventually(async () => assert.equal((await api.admin.get(`/v2.0/ports/${id}`)).body.port.status, 'ACTIVE'));
 
     r = await nova().put(`/v2.0/ports/${id}`, { port: { 'binding:profile': {} } });
     assert.equal(r.status, 200, r.text);

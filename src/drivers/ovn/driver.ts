@@ -269,6 +269,7 @@ export class OvnMechanismDriver implements MechanismDriver {
         const { current: port, original } = context;
         if (operation === 'delete') await this.reconcile(keyOf('port', port.id));
         else await this.sync.reconcilePortFrom(port);
+        if (operation === 'update') await this.portStatus.afterWrite(port);
         await this.afterRouterPortWrite(port, original);
         await this.afterAddressPairsWrite(port, original, operation);
         if (isMetadataPort(port)) {

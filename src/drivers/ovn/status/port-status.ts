@@ -42,6 +42,19 @@ export class PortStatus {
     }
   }
 
+  /**
+   * After core wrote a port: a status set DOWN while its LSP is up (a live migration's activation
+   * sets it DOWN, and the VIF may be up on the target already, so no LSP change would follow) is
+   * reported up again at once, as ML2/OVN's `update_port_postcommit` does for a migrating port,
+   * rather than at the next full pass.
+   */
+  async afterWrite(port: PortState): Promise<void> {
+    if (port.status === 'ACTIVE') return;
+    const lsp = this.deps.nbView.switchPort(port.id);
+    if (!lsp || !isNeutronPort(lsp) || lsp.type !== '' || lsp.external_ids[LEARNED_VIP_EXT_ID]) return;
+    if (isPortUp(lsp)) await this.deps.host().reportPortUp(port.id, true);
+  }
+
   private reportStatus(change: RowChange<NbTables>): void {
     if (change.table !== 'Logical_Switch_Port' || change.kind === 'delete') return;
     const row = change.row!;
