@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Json } from '../fixtures/json.js';
-import { notRoot, pollUntil } from '../lab/lab-fixture.js';
+import { createOutsideNetwork, notRoot, pollUntil } from '../lab/lab-fixture.js';
 import { useNovaSuite } from './nova-fixture.js';
 
 describe('real Nova on octonet: boot, plug, events, live migration, delete', { skip: notRoot }, () => {
@@ -107,20 +107,7 @@ describe('real Nova on octonet: boot, plug, events, live migration, delete', { s
 
   it('server add / remove floating ip: Nova sets the association and accepts network-changed each time', async () => {
     const admin = await suite.admin();
-    const external = (
-      await admin.post('/v2.0/networks', {
-        network: {
-          name: 'public',
-          'router:external': true,
-          'provider:network_type': 'flat',
-          'provider:physical_network': 'physnet1',
-        },
-      })
-    ).body.network;
-    const externalSubnet = await admin.post('/v2.0/subnets', {
-      subnet: { network_id: external.id, cidr: '198.51.100.0/24', ip_version: 4, enable_dhcp: false },
-    });
-    assert.equal(externalSubnet.status, 201, externalSubnet.text);
+    const { network: external } = await createOutsideNetwork(admin);
     const member = await suite.memberA();
     const router = (
       await member.post('/v2.0/routers', {
