@@ -13,7 +13,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { nbRemote, sbRemote, startCentral } from './central.js';
+import { nbRemote, SB_UNDERLAY_REMOTE, sbRemote, startCentral } from './central.js';
 import { installDhcpHook } from './dhcp.js';
 import { startKeepalived, type Keepalived, type VrrpOptions } from './keepalived.js';
 import { createNamespace, listNamespaces } from './netns.js';
@@ -201,6 +201,11 @@ export class Lab {
   /** SB connection string (`unix:...`). */
   get sb(): string {
     return sbRemote(this.layout);
+  }
+
+  /** The SB as a node reaches it over the underlay (`tcp:...`), for an agent run in a node's namespace. */
+  get sbFromNodes(): string {
+    return SB_UNDERLAY_REMOTE;
   }
 
   private record(): LabRecord {

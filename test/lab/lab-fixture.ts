@@ -235,7 +235,7 @@ export async function captureWhile(
 export const OUTSIDE_ADDRESS = '198.51.100.100';
 
 /** POSTs as the client and returns the body; anything but 201/200 fails the test with the answer. */
-export async function created(client: Client, path: string, body: unknown): Promise<Json> {
+export async function created(client: Pick<Client, 'post'>, path: string, body: unknown): Promise<Json> {
   const r = await client.post(path, body);
   assert.ok(r.status === 201 || r.status === 200, `${path}: ${r.status} ${r.text}`);
   return r.body;
@@ -246,7 +246,7 @@ export async function created(client: Client, path: string, body: unknown): Prom
  * its gateway, no DHCP, addresses .10–.90 for router gateways and floating IPs (the rest stay free
  * for addresses a test chooses).
  */
-export async function createOutsideNetwork(admin: Client): Promise<{ network: Json; subnet: Json }> {
+export async function createOutsideNetwork(admin: Pick<Client, 'post'>): Promise<{ network: Json; subnet: Json }> {
   const { network } = await created(admin, '/v2.0/networks', {
     network: {
       name: 'public',
