@@ -76,4 +76,41 @@ describe('Nova events', () => {
       ['network-changed:old', 'network-changed:new'],
     );
   });
+
+  it("sends a plug at once, even while a boot's network-changed holds the data window", async () => {
+    const sent: NovaEvent[][] = [];
+    let delivered: () => void = () => {};
+    const plugSent = new Promise<void>((resolve) => (delivered = resolve));
+    const notifier = new NovaNotifier({
+      // An hour: a plug that waited out this window would never arrive within the test.
+      config: { ...configSchema.parse({}).nova, send_events_interval: 3600 },
+      sink: {
+        postEvents: async (events) => {
+          sent.push([...events]);
+          if (events.some((e) => e.name === 'network-vif-plugged')) delivered();
+          return { status: 200, body: { events: events.map(() => ({ code: 200 })) } };
+        },
+        forgetToken() {},
+      },
+      logger: pino({ level: 'silent' }),
+      registry: new Registry(),
+    });
+    const request = { ...adminContext(), requestId: 'req-1' };
+    const down = port({ status: 'DOWN' });
+    // Nova's own port update during a boot: the first data event, which opens the window.
+    await notifier.postcommit({ resource: 'port', operation: 'update', request, current: down, original: down });
+    await notifier.postcommit({
+      resource: 'port',
+      operation: 'update',
+      request: adminContext(),
+      current: port({ status: 'ACTIVE' }),
+      original: down,
+    });
+    await plugSent;
+    assert.deepEqual(
+      sent.map((batch) => batch.map((e) => e.name)),
+      [['network-changed'], ['network-vif-plugged']],
+    );
+    await notifier.stop();
+  });
 });

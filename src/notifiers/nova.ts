@@ -11,8 +11,12 @@
  *     with a port (moved: for the old port too)   old port when it moved without a disassociate)
  *
  * A compute port has a UUID-like `device_id` (the server) and a `compute:*` owner; `tag` is the
- * port id. Events go out through `EventBatcher` (the first at once, then every
- * `send_events_interval`); nothing here waits for Nova or throws into the request that queued
+ * port id. Data events go out through `EventBatcher` (the first at once, then every
+ * `send_events_interval`), as in Neutron. Status events (plugged, unplugged) differ on purpose:
+ * Nova holds a boot or a migration until it hears them, and in Neutron's one queue a boot's own
+ * port update (a `network-changed`) opens the 2 s window that the plug then waits out. They have a
+ * queue of their own that sends as soon as the previous send has returned, so a burst still goes
+ * out in a few requests. Nothing here waits for Nova or throws into the request that queued
  * them. Nova's answers are handled as Neutron does: per-event codes of a 200/207 logged (INFO for
  * 200, WARNING otherwise, never retried), a 404 is normal (an instance Nova does not know) and
  * dropped; unlike Neutron, a 5xx is retried like a connection failure (`http_retries`, backoff).
@@ -103,7 +107,10 @@ export interface NovaNotifierOptions {
 export class NovaNotifier implements MechanismDriver {
   readonly name = 'nova-notifier';
   private host?: DriverHost;
+  /** `network-changed` and `network-vif-deleted`, every `send_events_interval`. */
   private readonly batcher: EventBatcher<NovaEvent>;
+  /** `network-vif-plugged` and `-unplugged`, at once (what arrives during a send goes in the next). */
+  private readonly statusBatcher: EventBatcher<NovaEvent>;
   private readonly metrics: NotifierMetrics;
   private readonly backoffMs: (attempt: number) => number;
   private stopping = false;
@@ -111,6 +118,7 @@ export class NovaNotifier implements MechanismDriver {
   constructor(private readonly options: NovaNotifierOptions) {
     this.metrics = createMetrics(options.registry);
     this.batcher = new EventBatcher(options.config.send_events_interval * 1000, (batch) => this.send(batch));
+    this.statusBatcher = new EventBatcher(0, (batch) => this.send(batch));
     // tenacity's wait_exponential(multiplier=0.01, max=1) in Neutron, a little slower to start.
     this.backoffMs = options.backoffMs ?? ((attempt) => Math.min(1000, 100 * 2 ** attempt));
   }
@@ -122,7 +130,7 @@ export class NovaNotifier implements MechanismDriver {
   /** Sends what is queued once more, without retries, so a Nova that is down cannot hold up a shutdown. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await this.batcher.stop();
+    await Promise.all([this.batcher.stop(), this.statusBatcher.stop()]);
   }
 
   /** Queues the events of a committed write; waits for nothing but the queueing. */
@@ -138,7 +146,7 @@ export class NovaNotifier implements MechanismDriver {
       }
       const previous = context.operation === 'create' ? undefined : context.original?.status;
       const status = config.notify_on_port_status_changes ? statusEvent(port, previous) : undefined;
-      if (status) this.queue(status);
+      if (status) this.statusBatcher.queue(status);
       if (context.operation === 'update' && config.notify_on_port_data_changes && fromApi(context)) {
         if (isComputePort(port)) this.queue({ name: 'network-changed', server_uuid: port.device_id, tag: port.id });
       }

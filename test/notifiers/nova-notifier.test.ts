@@ -182,7 +182,7 @@ describe('Nova notifier (stand-in Nova and Keystone)', () => {
     const sent = nova.posts.length;
     await api.server.services.ports.reportUp(id, true);
     await nova.until(() => nova.posts.length > sent);
-    // Nova has not answered: the API still does, and its events wait for the next batch.
+    // Nova has not answered: the API still does, and the events it queues go out in their turn.
     const r = await api.admin.put(`/v2.0/ports/${id}`, { port: { name: 'renamed' } });
     assert.equal(r.status, 200);
     assert.equal((await api.admin.delete(`/v2.0/ports/${id}`)).status, 204);
