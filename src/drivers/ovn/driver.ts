@@ -353,6 +353,11 @@ export class OvnMechanismDriver implements MechanismDriver {
     return this.virtualPorts.holders();
   }
 
+  /** SB changes: chassis coming and going, gateway ports moving between chassis. */
+  watchDataPlane(listener: () => void): () => void {
+    return this.sb.onChange(() => listener());
+  }
+
   bindPort(port: PortState): PortBinding | undefined {
     return this.chassis.bindPort(port);
   }
