@@ -3,6 +3,8 @@
 // networks as SVG paths over the cards. Text goes in through textContent only: names are the
 // users' and must never become markup.
 
+import { statusClass } from '/ui/view-model.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 
 function el(tag, attrs, ...children) {
@@ -90,7 +92,7 @@ function vipBlock(view, { vip, status }) {
 
 function networkCard(view, item, admin) {
   const n = item.network;
-  const status = n.status === 'ACTIVE' ? 'active' : String(n.status).toLowerCase();
+  const status = statusClass(n.status);
   const counts = Object.entries(item.counts)
     .sort()
     .map(([s, c]) => el('span', { class: `count st-${s}` }, el('i', { class: 'dot' }), `${c} ${s.toUpperCase()}`));

@@ -17,10 +17,13 @@ export function portKind(port, amphoraIds) {
   return 'port';
 }
 
-/** The status class of a resource: binding failures win over the status the API shows. */
+const KNOWN_STATUSES = new Set(['active', 'down', 'build', 'error']);
+
+/** The status class of a resource: binding failures win over the status the API shows; N/A and the like are 'unknown'. */
 export function statusClass(status, bindingFailed) {
   if (bindingFailed) return 'binding-failed';
-  return String(status || 'unknown').toLowerCase();
+  const s = String(status ?? '').toLowerCase();
+  return KNOWN_STATUSES.has(s) ? s : 'unknown';
 }
 
 function includes(query, ...values) {
@@ -54,7 +57,8 @@ export function buildView(feed, state) {
     ...new Set([...feed.networks, ...feed.routers, ...feed.ports].map((r) => r.project_id).filter(Boolean)),
   ].sort();
 
-  let ports = feed.ports.filter((p) => !vipPortIds.has(p.id));
+  // VIPs are drawn with their amphorae; floating IPs on what they point at.
+  let ports = feed.ports.filter((p) => !vipPortIds.has(p.id) && p.device_owner !== 'network:floatingip');
   let routers = feed.routers;
   let vips = feed.load_balancer_vips;
   let networks = feed.networks;
