@@ -57,7 +57,7 @@ export function registerWebRoutes(app: FastifyInstance, deps: ApiDeps & { authen
     logger: deps.logger.child({ component: 'topology-page' }),
   });
   const unsubscribe = services.deps.drivers.onChange(live.changed);
-  app.addHook('onClose', async () => {
+  app.addHook('preClose', async () => {
     unsubscribe();
     live.close();
   });
@@ -131,7 +131,8 @@ export function registerWebRoutes(app: FastifyInstance, deps: ApiDeps & { authen
   route(app, '/ui/topology', {
     GET: async (request, reply) => {
       const viewer = await viewerOf(request);
-      return viewer ? buildTopologyFeed(services, viewer) : signInFirst(reply);
+      if (!viewer) return signInFirst(reply);
+      return reply.type('application/json').send(await live.feed(viewer));
     },
   });
 

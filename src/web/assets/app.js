@@ -19,8 +19,10 @@ function draw() {
     if (!feed) return;
     const focused = document.activeElement?.closest?.('[data-kind]');
     const keep = focused && { kind: focused.dataset.kind, id: focused.dataset.id };
+    const started = performance.now();
     view = buildView(feed, state);
     render(root, view);
+    document.documentElement.dataset.renderMs = String(Math.round(performance.now() - started));
     updateProjects(view.projects);
     $('#focus-info').hidden = !state.focus;
     $('#focus-name').textContent = view.focusName ?? '';

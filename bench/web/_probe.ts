@@ -1,0 +1,30 @@
+import { startApi } from '../../test/fixtures/api.js';
+import { buildBenchCloud } from './cloud.js';
+import { buildTopologyFeed } from '../../src/web/topology-feed.js';
+import { adminContext } from '../../src/core/context.js';
+import { EMPTY_LIST_QUERY } from '../../src/core/list-query.js';
+const api = await startApi('sqlite', { config: { quotas: { network: -1, subnet: -1, port: -1, router: -1 } } });
+await buildBenchCloud(api.admin, 10000, 500);
+const s = api.server.services;
+const ctx = adminContext();
+for (let i = 0; i < 3; i++) {
+  let t = performance.now();
+  await buildTopologyFeed(s, ctx);
+  console.log('feed', performance.now() - t);
+  t = performance.now();
+  await s.ports.list(ctx, { ...EMPTY_LIST_QUERY });
+  console.log('ports.list', performance.now() - t);
+  t = performance.now();
+  await s.networks.list(ctx, { ...EMPTY_LIST_QUERY });
+  console.log('networks.list', performance.now() - t);
+  t = performance.now();
+  await s.subnets.list(ctx, { ...EMPTY_LIST_QUERY });
+  console.log('subnets.list', performance.now() - t);
+  t = performance.now();
+  await s.routers.list(ctx, { ...EMPTY_LIST_QUERY });
+  console.log('routers.list', performance.now() - t);
+  t = performance.now();
+  await s.floatingIps.list(ctx, { ...EMPTY_LIST_QUERY });
+  console.log('fips.list', performance.now() - t);
+}
+await api.close();
