@@ -107,7 +107,13 @@ export class LiveUpdates {
     this.viewers.add(viewer);
     response.on('close', () => this.remove(viewer));
     this.startTimers();
-    this.send(viewer, await this.snapshot(ctx));
+    try {
+      this.send(viewer, await this.snapshot(ctx));
+    } catch (error) {
+      // The headers are out: the stream ends, and the page's EventSource tries again.
+      this.options.logger.error({ err: error }, 'topology page: first snapshot failed');
+      response.end();
+    }
   }
 
   /** Ends every stream of a session (signed out). */
