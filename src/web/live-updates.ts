@@ -53,8 +53,9 @@ export class LiveUpdates {
   private heartbeat: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
   private passAgain = false;
-  /** How long the last pass took: the next one waits at least as long. */
+  /** How long the last pass took, and when it ended: the next one starts no sooner than that long after. */
   private lastPassMs = 0;
+  private lastPassEnd = 0;
   /** Snapshots by viewer kind, valid until the next change. */
   private readonly snapshots = new Map<string, Promise<Snapshot>>();
 
@@ -69,7 +70,7 @@ export class LiveUpdates {
         this.debounce = undefined;
         this.runPass();
       },
-      Math.max(this.options.debounceMs ?? 50, this.pass ? 0 : this.lastPassMs),
+      Math.max(this.options.debounceMs ?? 50, this.lastPassMs - (performance.now() - this.lastPassEnd)),
     );
   };
 
@@ -156,7 +157,8 @@ export class LiveUpdates {
       .catch((error: unknown) => this.options.logger.error({ err: error }, 'topology page: snapshot failed'))
       .finally(() => {
         this.pass = undefined;
-        this.lastPassMs = performance.now() - started;
+        this.lastPassEnd = performance.now();
+        this.lastPassMs = this.lastPassEnd - started;
         if (this.passAgain) {
           this.passAgain = false;
           this.changed();
