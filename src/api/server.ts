@@ -37,6 +37,8 @@ export type { ApiDeps } from './http.js';
 
 /** Prometheus metrics (text format); outside the Neutron API's JSON conventions. */
 const METRICS_PATH = '/metrics';
+/** The topology page (`web/`): HTML, scripts and an event stream; it signs its callers in itself. */
+const isWebPath = (url: string) => url === '/ui' || url.startsWith('/ui/');
 
 /**
  * Whether Neutron serves this request outside keystonemiddleware's pipeline: the version document
@@ -45,7 +47,7 @@ const METRICS_PATH = '/metrics';
  */
 function servedWithoutToken(request: FastifyRequest): boolean {
   const routeUrl = request.routeOptions.url;
-  if (routeUrl === '/' || routeUrl === METRICS_PATH) return true;
+  if (routeUrl === '/' || routeUrl === METRICS_PATH || (routeUrl !== undefined && isWebPath(routeUrl))) return true;
   return routeUrl === undefined && !request.url.startsWith('/v2.0');
 }
 
@@ -173,7 +175,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
       }
     }
     refuseNulInUrl(request.url);
-    if (request.url !== METRICS_PATH && !acceptsJson(request.headers.accept)) {
+    if (request.url !== METRICS_PATH && !isWebPath(request.url) && !acceptsJson(request.headers.accept)) {
       throw httpError(
         'HTTPNotAcceptable',
         'The server could not comply with the request since it is either malformed or otherwise incorrect.',
@@ -237,7 +239,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerDhcpAgentRoutes(app, deps);
   registerRouterRoutes(app, deps);
   registerBgpRoutes(app, deps);
-  registerWebRoutes(app, deps);
+  registerWebRoutes(app, { ...deps, authenticator });
   registerServiceProviderRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
   return app;

@@ -266,4 +266,14 @@ export class KeystoneClient {
       hasAccessRules: t.application_credential?.access_rules !== undefined,
     };
   }
+
+  /**
+   * Revokes `token` with itself (a user may always revoke their own token); true when Keystone
+   * revoked it or no longer knows it (404), false for any other answer.
+   */
+  async revokeToken(token: string): Promise<boolean> {
+    const response = await this.call('DELETE', '/auth/tokens', { 'x-auth-token': token, 'x-subject-token': token });
+    await response.body?.cancel();
+    return response.status === 204 || response.status === 404;
+  }
 }

@@ -250,6 +250,11 @@ ${await openstack(url, ['floating', 'ip', 'list'])}
 ${await openstack(url, ['network', 'agent', 'list'])}`);
     }
     out.write(`
+The topology page, live (networks, routers and their gateway chassis, ports, VIPs and their holder):
+
+  open ${url}/ui/ in a browser
+`);
+    out.write(`
 Try more:
 
   export OS_AUTH_TYPE=none OS_ENDPOINT=${url}

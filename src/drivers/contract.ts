@@ -100,6 +100,11 @@ export interface MechanismDriver {
   bindPort?(port: PortState): PortBinding | undefined;
   /** Virtual ports held right now, by port id (from the data plane; no I/O). */
   virtualPortHolders?(): ReadonlyMap<string, VirtualPortHolder>;
+  /**
+   * Calls `listener` (no arguments, must not block) whenever the data plane changes in a way that
+   * writes nothing to the database (a chassis, a gateway's active chassis); returns the unsubscribe.
+   */
+  watchDataPlane?(listener: () => void): () => void;
   /** Inside the transaction; no I/O; throwing rolls back. */
   precommit?(context: ResourceContext): void;
   /** After commit; may block; must not throw for anything a repair pass can fix. */
@@ -108,7 +113,23 @@ export interface MechanismDriver {
 
 /** Runs the registered drivers in order for each hook (deletes too, as ML2 does for postcommit). */
 export class DriverManager {
+  private readonly changeListeners = new Set<() => void>();
+
   constructor(private readonly drivers: readonly MechanismDriver[] = []) {}
+
+  /**
+   * Calls `listener` after each committed write's postcommit (API writes and the status reports
+   * alike) and on the drivers' own data-plane changes; returns the unsubscribe. The topology
+   * page's live updates hang here; a listener must not block or throw.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    const unwatch = this.drivers.map((driver) => driver.watchDataPlane?.(listener));
+    return () => {
+      this.changeListeners.delete(listener);
+      for (const stop of unwatch) stop?.();
+    };
+  }
 
   async start(host: DriverHost): Promise<void> {
     for (const driver of this.drivers) await driver.start?.(host);
@@ -157,5 +178,6 @@ export class DriverManager {
         onError(driver.name, error);
       }
     }
+    for (const listener of this.changeListeners) listener();
   }
 }

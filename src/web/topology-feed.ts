@@ -1,9 +1,11 @@
 /**
- * The topology feed (`GET /topology`): what an operator needs to draw the cloud, read through
- * core's services with the caller's context, so a project sees only its own (and shared) resources
- * and only admins see hosts. Its centre for now is where each load balancer's VIP lives: the VIP
- * port, the amphora ports that may hold it (their allowed address pairs list it), and, from the
- * data plane, which of them holds it now and on which node.
+ * The topology feed (`GET /topology`, and the topology page's snapshots): what an operator needs
+ * to draw the cloud, read through core's services with the caller's context, so a project sees only
+ * its own (and shared) resources and only admins see hosts and chassis. Networks with their
+ * subnets, routers with their interfaces and gateway (and, for admins, the gateway chassis by
+ * priority with the active one), ports with their status, floating IPs, and where each load
+ * balancer's VIP lives: the VIP port, the amphora ports that may hold it (their allowed address
+ * pairs list it), and, from the data plane, which of them holds it now and on which node.
  */
 import type { RequestContext } from '../core/context.js';
 import { EMPTY_LIST_QUERY } from '../core/list-query.js';
@@ -13,9 +15,55 @@ import type { Services } from '../core/services.js';
 export interface TopologyFeed {
   generated_at: string;
   nodes: { host: string; alive: boolean; gateway: boolean }[];
-  networks: { id: string; name: string; external: boolean; network_type: string | null; subnets: string[] }[];
-  routers: { id: string; name: string; external_network_id: string | null }[];
+  networks: {
+    id: string;
+    name: string;
+    project_id: string;
+    status: string;
+    shared: boolean;
+    external: boolean;
+    network_type: string | null;
+    subnets: string[];
+  }[];
+  routers: RouterView[];
+  /** Every visible port but routers' own (those are the routers' interfaces and gateways). */
+  ports: PortView[];
+  floating_ips: {
+    id: string;
+    address: string;
+    project_id: string;
+    status: string;
+    port_id: string | null;
+    fixed_ip: string | null;
+    router_id: string | null;
+  }[];
   load_balancer_vips: VipView[];
+}
+
+export interface RouterView {
+  id: string;
+  name: string;
+  project_id: string;
+  status: string;
+  external_network_id: string | null;
+  interfaces: { port_id: string; network_id: string; ip_address: string }[];
+  /** The chassis that may run the gateway, highest priority first (admins only). */
+  gateway_chassis?: { host: string; priority: number; active: boolean; alive: boolean }[];
+}
+
+export interface PortView {
+  id: string;
+  name: string;
+  network_id: string;
+  project_id: string;
+  device_owner: string;
+  device_id: string;
+  status: string;
+  /** No driver could bind the port on its host. */
+  binding_failed: boolean;
+  addresses: string[];
+  /** binding:host_id (admins only). */
+  host?: string;
 }
 
 export interface VipView {
@@ -34,6 +82,74 @@ export interface VipView {
 
 const HOST = 'binding:host_id';
 const list = { ...EMPTY_LIST_QUERY };
+const ROUTER_INTERFACE_OWNERS = [
+  'network:router_interface',
+  'network:router_interface_distributed',
+  'network:ha_router_replicated_interface',
+];
+const isRouterPort = (port: View) => (port.device_owner as string).startsWith('network:router_');
+const addressesOf = (port: View) => (port.fixed_ips as { ip_address: string }[]).map((ip) => ip.ip_address);
+
+function portView(port: View, isAdmin: boolean): PortView {
+  return {
+    id: port.id as string,
+    name: port.name as string,
+    network_id: port.network_id as string,
+    project_id: port.project_id as string,
+    device_owner: port.device_owner as string,
+    device_id: port.device_id as string,
+    status: port.status as string,
+    binding_failed: port['binding:vif_type'] === 'binding_failed',
+    addresses: addressesOf(port),
+    ...(isAdmin && { host: (port[HOST] as string) ?? '' }),
+  };
+}
+
+/** The gateway chassis of a router from the driver's agents (admins only; none without a driver). */
+async function gatewayChassis(services: Services, routerId: string): Promise<RouterView['gateway_chassis']> {
+  const agents = (await services.deps.drivers.agents?.l3AgentsOfRouter?.(routerId)) ?? [];
+  return agents
+    .map((a) => ({
+      host: a.host as string,
+      priority: a.ha_chassis_priority as number,
+      active: a.ha_state === 'active',
+      alive: a.alive === true,
+    }))
+    .sort((a, b) => b.priority - a.priority);
+}
+
+async function routerViews(
+  services: Services,
+  ctx: RequestContext,
+  routers: readonly View[],
+  ports: readonly View[],
+): Promise<RouterView[]> {
+  const interfacesOf = new Map<string, RouterView['interfaces']>();
+  for (const port of ports) {
+    if (!ROUTER_INTERFACE_OWNERS.includes(port.device_owner as string)) continue;
+    const list = interfacesOf.get(port.device_id as string) ?? [];
+    for (const ip of addressesOf(port)) {
+      list.push({ port_id: port.id as string, network_id: port.network_id as string, ip_address: ip });
+    }
+    interfacesOf.set(port.device_id as string, list);
+  }
+  return Promise.all(
+    routers.map(async (r) => {
+      const externalNetworkId = (r.external_gateway_info as { network_id?: string } | null)?.network_id ?? null;
+      return {
+        id: r.id as string,
+        name: r.name as string,
+        project_id: r.project_id as string,
+        status: r.status as string,
+        external_network_id: externalNetworkId,
+        interfaces: interfacesOf.get(r.id as string) ?? [],
+        ...(ctx.isAdmin && {
+          gateway_chassis: externalNetworkId ? await gatewayChassis(services, r.id as string) : [],
+        }),
+      };
+    }),
+  );
+}
 
 /** A port's fixed IP that other ports on its network list as an allowed address pair: a VIP. */
 function vipsOf(ports: readonly View[]): { port: View; ip: string; holders: View[] }[] {
@@ -76,6 +192,7 @@ export async function buildTopologyFeed(services: Services, ctx: RequestContext)
     ]);
   }
   const hostOf = (port: View) => (ctx.isAdmin ? { host: (port[HOST] as string) ?? '' } : {});
+  const routerList = await routerViews(services, ctx, routers, ports);
   return {
     generated_at: new Date().toISOString(),
     nodes: agents
@@ -88,14 +205,23 @@ export async function buildTopologyFeed(services: Services, ctx: RequestContext)
     networks: networks.map((n) => ({
       id: n.id as string,
       name: n.name as string,
+      project_id: n.project_id as string,
+      status: n.status as string,
+      shared: n.shared === true,
       external: n['router:external'] === true,
       network_type: (n['provider:network_type'] as string | undefined) ?? null,
       subnets: cidrsOf.get(n.id as string) ?? [],
     })),
-    routers: routers.map((r) => ({
-      id: r.id as string,
-      name: r.name as string,
-      external_network_id: ((r.external_gateway_info as { network_id?: string } | null)?.network_id as string) ?? null,
+    routers: routerList,
+    ports: ports.filter((p) => !isRouterPort(p)).map((p) => portView(p, ctx.isAdmin)),
+    floating_ips: fips.map((f) => ({
+      id: f.id as string,
+      address: f.floating_ip_address as string,
+      project_id: f.project_id as string,
+      status: f.status as string,
+      port_id: (f.port_id as string | null) ?? null,
+      fixed_ip: (f.fixed_ip_address as string | null) ?? null,
+      router_id: (f.router_id as string | null) ?? null,
     })),
     load_balancer_vips: vipsOf(ports).map(({ port, ip, holders }) => {
       const holder = held.get(port.id as string);

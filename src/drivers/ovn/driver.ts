@@ -19,7 +19,7 @@ import { RouterGateways } from './gateways.js';
 import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { NB_MONITORED, NbView } from './nb-view.js';
-import { OvsdbClient, OvsdbNotConnected, type NbTables, type SbTables } from './ovsdb/index.js';
+import { OvsdbClient, OvsdbNotConnected, type NbTables, type RowChange, type SbTables } from './ovsdb/index.js';
 import { DesiredState, keyOf, NbSync, RepairLoop, type ResourceKey } from './repair/index.js';
 import { isRouterPort } from './router-mapping.js';
 import { ChassisAgents, floatingIpStatus, PortStatus, VirtualPortLocations, type LearnedVip } from './status/index.js';
@@ -352,6 +352,18 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   virtualPortHolders(): ReadonlyMap<string, VirtualPortHolder> {
     return this.virtualPorts.holders();
+  }
+
+  /**
+   * SB changes the topology shows: chassis coming and going, ports (gateway and virtual ones)
+   * moving between chassis. Heartbeats (Chassis_Private updates) are left out: they come all the time.
+   */
+  watchDataPlane(listener: () => void): () => void {
+    return this.sb.onChange((changes) => {
+      const shown = (c: RowChange<SbTables>) =>
+        c.table === 'Chassis' || c.table === 'Port_Binding' || (c.table === 'Chassis_Private' && c.kind !== 'modify');
+      if (changes.some(shown)) listener();
+    });
   }
 
   bindPort(port: PortState): PortBinding | undefined {
