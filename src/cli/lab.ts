@@ -87,9 +87,12 @@ function describeStatus(status: LabStatus): string {
     const bgp = status.bgp;
     lines.push(`  bgp: gateway ${bgp.gatewayIp} (VRRP on the cloudgws), MD5 password ${bgp.password}`);
     for (const m of [...bgp.cloudgws, bgp.core]) {
-      lines.push(`    ${m.name.padEnd(9)} ${m.namespace}  AS ${m.asn}  ${m.addresses.join(' ')}${m.running ? '' : '  FRR NOT RUNNING'}`);
+      lines.push(
+        `    ${m.name.padEnd(9)} ${m.namespace}  AS ${m.asn}  ${m.addresses.join(' ')}${m.running ? '' : '  FRR NOT RUNNING'}`,
+      );
     }
-    for (const n of bgp.nodes) lines.push(`    ${n.name.padEnd(9)} ${n.address} ${n.address6}  vtysh --vty_socket ${n.frrDir}`);
+    for (const n of bgp.nodes)
+      lines.push(`    ${n.name.padEnd(9)} ${n.address} ${n.address6}  vtysh --vty_socket ${n.frrDir}`);
   }
   if (status.vms.length) {
     lines.push('  vms:');
