@@ -25,6 +25,7 @@ import { registerQuotaRoutes } from './quota-routes.js';
 import { registerAvailabilityZoneRoutes } from './availability-zone-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { registerRouterRoutes } from './router-routes.js';
+import { registerBgpRoutes } from './bgp-routes.js';
 import { registerServiceProviderRoutes } from './service-provider-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
@@ -231,6 +232,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerAvailabilityZoneRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerRouterRoutes(app, deps);
+  registerBgpRoutes(app, deps);
   registerWebRoutes(app, deps);
   registerServiceProviderRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);

@@ -226,6 +226,33 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   delete_floatingip: ADMIN_OR_PROJECT_MEMBER,
   'delete_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
 
+  // ---- address scopes (address_scope.py): sharing one is an admin's ----
+  create_address_scope: ADMIN_OR_PROJECT_MEMBER,
+  'create_address_scope:shared': ADMIN,
+  get_address_scope: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  update_address_scope: ADMIN_OR_PROJECT_MEMBER,
+  'update_address_scope:shared': ADMIN,
+  delete_address_scope: ADMIN_OR_PROJECT_MEMBER,
+
+  // ---- neutron-dynamic-routing (policies/bgp_speaker.py, bgp_peer.py, bgp_dragent.py): all an admin's ----
+  create_bgp_speaker: ADMIN,
+  update_bgp_speaker: ADMIN,
+  delete_bgp_speaker: ADMIN,
+  get_bgp_speaker: ADMIN,
+  add_bgp_peer: ADMIN,
+  remove_bgp_peer: ADMIN,
+  add_gateway_network: ADMIN,
+  remove_gateway_network: ADMIN,
+  get_advertised_routes: ADMIN,
+  create_bgp_peer: ADMIN,
+  update_bgp_peer: ADMIN,
+  delete_bgp_peer: ADMIN,
+  get_bgp_peer: ADMIN,
+  add_bgp_speaker_to_dragent: ADMIN,
+  remove_bgp_speaker_from_dragent: ADMIN,
+  list_bgp_speaker_on_dragent: ADMIN,
+  list_dragent_hosting_bgp_speaker: ADMIN,
+
   // ---- agents (agent.py): an operator's view of the chassis ----
   get_agent: ADMIN,
   update_agent: ADMIN,

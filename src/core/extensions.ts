@@ -16,6 +16,12 @@ export interface ExtensionDescriptor {
 
 export const EXTENSIONS: readonly ExtensionDescriptor[] = [
   {
+    name: 'Address scope',
+    alias: 'address-scope',
+    description: 'Address scopes extension.',
+    updated: '2015-07-26T10:00:00-00:00',
+  },
+  {
     name: 'agent',
     alias: 'agent',
     description: 'The agent management extension.',
@@ -32,6 +38,24 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     alias: 'availability_zone',
     description: 'The availability zone extension.',
     updated: '2015-01-01T10:00:00-00:00',
+  },
+  {
+    name: 'Neutron BGP Dynamic Routing Extension',
+    alias: 'bgp',
+    description: 'Discover and advertise routes for Neutron prefixes dynamically via BGP',
+    updated: '2016-05-10T15:37:00-00:00',
+  },
+  {
+    name: 'BGP 4-byte AS numbers',
+    alias: 'bgp_4byte_asn',
+    description: 'Support bgp 4-byte AS number',
+    updated: '2017-09-07T00:00:00-00:00',
+  },
+  {
+    name: 'BGP Dynamic Routing Agent Scheduler',
+    alias: 'bgp_dragent_scheduler',
+    description: 'Schedules BgpSpeakers on BgpDrAgent',
+    updated: '2015-07-30T10:00:00-00:00',
   },
   {
     name: 'Port Binding',

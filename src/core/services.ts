@@ -26,6 +26,10 @@ import { RouterService } from './routers/service.js';
 import { L3AgentScheduler } from './routers/l3-agents.js';
 import { FloatingIpService } from './floatingips/service.js';
 import { SubnetPoolService } from './subnetpools/service.js';
+import { AddressScopeService } from './address-scopes/service.js';
+import { BgpSpeakerService } from './bgp/speakers.js';
+import { BgpPeerService } from './bgp/peers.js';
+import { BgpDrAgentScheduler } from './bgp/dragents.js';
 
 export interface Services {
   readonly deps: CoreDeps;
@@ -45,6 +49,11 @@ export interface Services {
   readonly floatingIps: FloatingIpService;
   /** Where routers' gateways run (`/routers/<id>/l3-agents`, `/agents/<id>/l3-routers`). */
   readonly l3Agents: L3AgentScheduler;
+  readonly addressScopes: AddressScopeService;
+  readonly bgpSpeakers: BgpSpeakerService;
+  readonly bgpPeers: BgpPeerService;
+  /** Which DR agent hosts which speaker (`/agents/<id>/bgp-drinstances`, `/bgp-speakers/<id>/bgp-dragents`). */
+  readonly bgpDrAgents: BgpDrAgentScheduler;
   /** Every collection served with the generic routes, in registration order. */
   readonly resources: readonly ResourceService[];
 }
@@ -66,7 +75,8 @@ export function createServices(options: {
     logger: options.logger,
   };
   const networks = new NetworkService(deps);
-  const subnetPools = new SubnetPoolService(deps);
+  const addressScopes = new AddressScopeService(deps);
+  const subnetPools = new SubnetPoolService(deps, addressScopes);
   const subnets = new SubnetService(deps, subnetPools);
   const ports = new PortService(deps, networks);
   const securityGroups = new SecurityGroupService(deps);
@@ -74,6 +84,9 @@ export function createServices(options: {
   const routers = new RouterService(deps, networks, subnets, ports);
   const floatingIps = new FloatingIpService(deps, networks, ports);
   const agents = new AgentService(deps.authz, () => deps.drivers.agents);
+  const bgpSpeakers: BgpSpeakerService = new BgpSpeakerService(deps, (id) => bgpDrAgents.scheduleSpeaker(id));
+  const bgpPeers = new BgpPeerService(deps);
+  const bgpDrAgents = new BgpDrAgentScheduler(deps, bgpSpeakers, agents);
   const tags = new TagService(deps, [
     { path: 'networks', table: 'networks', service: networks },
     { path: 'subnets', table: 'subnets', service: subnets },
@@ -101,6 +114,10 @@ export function createServices(options: {
     tags,
     routers,
     floatingIps,
+    addressScopes,
+    bgpSpeakers,
+    bgpPeers,
+    bgpDrAgents,
     l3Agents: new L3AgentScheduler(deps, routers, agents, () => deps.drivers.agents),
     resources: [
       networks,
@@ -112,6 +129,9 @@ export function createServices(options: {
       new RbacPolicyService(deps, networks),
       routers,
       floatingIps,
+      addressScopes,
+      bgpSpeakers,
+      bgpPeers,
     ],
   };
 }

@@ -124,7 +124,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        ['0001-initial', '0002-routers', '0003-subnetpools'],
+        ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp'],
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -137,7 +137,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-initial', '0002-routers', '0003-subnetpools'],
+          ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp'],
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();

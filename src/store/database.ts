@@ -21,6 +21,7 @@ import { createOutageTracker, type StoreEvents } from './outage.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-routers.js';
 import * as m0003 from './migrations/0003-subnetpools.js';
+import * as m0004 from './migrations/0004-bgp.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-routers': m0002,
   '0003-subnetpools': m0003,
+  '0004-bgp': m0004,
 };
 
 export interface Store {

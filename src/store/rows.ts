@@ -20,7 +20,10 @@ export type ResourceTable =
   | 'security_group_rules'
   | 'routers'
   | 'floatingips'
-  | 'subnetpools';
+  | 'subnetpools'
+  | 'address_scopes'
+  | 'bgp_speakers'
+  | 'bgp_peers';
 
 /**
  * Columns stored as JSON text (short lists that are never filtered on), with the value a caller

@@ -229,11 +229,60 @@ export interface SubnetPoolTable extends StandardColumns {
   default_quota: number | null;
   is_default: DbBool;
   shared: DbBool;
+  /** The pool's address scope (`address-scope`); null for none. */
+  address_scope_id?: string | null;
 }
 
 export interface SubnetPoolPrefixTable {
   subnetpool_id: string;
   cidr: string;
+}
+
+export interface AddressScopeTable {
+  id: string;
+  project_id: string;
+  name: string;
+  shared: DbBool;
+  ip_version: number;
+}
+
+/** AS numbers are `bigint` columns: PostgreSQL hands them back as strings (read with `Number`). */
+export interface BgpSpeakerTable {
+  id: string;
+  project_id: string;
+  name: string;
+  local_as: number | string;
+  ip_version: number;
+  advertise_floating_ip_host_routes: DbBool;
+  advertise_tenant_networks: DbBool;
+}
+
+export interface BgpPeerTable {
+  id: string;
+  project_id: string;
+  name: string;
+  peer_ip: string;
+  remote_as: number | string;
+  auth_type: string;
+  /** The MD5 secret; never returned by the API. */
+  password: string | null;
+}
+
+export interface BgpSpeakerPeerBindingTable {
+  bgp_speaker_id: string;
+  bgp_peer_id: string;
+}
+
+export interface BgpSpeakerNetworkBindingTable {
+  bgp_speaker_id: string;
+  network_id: string;
+  ip_version: number;
+}
+
+/** The DR agent (an SB chassis' `octonet:bgp-agent-id`) that hosts a speaker; one speaker per agent. */
+export interface BgpSpeakerDrAgentBindingTable {
+  agent_id: string;
+  bgp_speaker_id: string;
 }
 
 export interface Schema {
@@ -258,4 +307,10 @@ export interface Schema {
   floatingips: FloatingIpTable;
   subnetpools: SubnetPoolTable;
   subnetpool_prefixes: SubnetPoolPrefixTable;
+  address_scopes: AddressScopeTable;
+  bgp_speakers: BgpSpeakerTable;
+  bgp_peers: BgpPeerTable;
+  bgp_speaker_peer_bindings: BgpSpeakerPeerBindingTable;
+  bgp_speaker_network_bindings: BgpSpeakerNetworkBindingTable;
+  bgp_speaker_dragent_bindings: BgpSpeakerDrAgentBindingTable;
 }

@@ -27,6 +27,7 @@ export const SUBNETPOOLS_TABLE: ListTable = {
     default_quota: { column: 'subnetpools.default_quota', type: 'int', nullable: true },
     is_default: { column: 'subnetpools.is_default', type: 'bool' },
     shared: { column: 'subnetpools.shared', type: 'bool' },
+    address_scope_id: { column: 'subnetpools.address_scope_id', type: 'text', nullable: true },
     description: { column: 'subnetpools.description', type: 'text' },
     revision_number: { column: 'subnetpools.revision_number', type: 'int' },
     created_at: { column: 'subnetpools.created_at', type: 'text' },

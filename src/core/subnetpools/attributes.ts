@@ -1,11 +1,11 @@
 /**
  * The subnet pool attribute map (neutron-lib `subnetpool`, a core resource, with the standard
- * attributes). `address_scope_id` is shown as null: octonet serves no address scopes.
+ * attributes) with `address-scope`'s `address_scope_id`.
  */
 import { NOT_SPECIFIED, type AttributeSpec, type ResourceSpec } from '../attributes.js';
 import { convertToBoolean, convertToInt } from '../converters.js';
 import { DESCRIPTION, ID, PROJECT, STANDARD_TAIL } from '../standard-attributes.js';
-import { validateNonNegative, validateNotEmptyString, validateSubnetList } from '../validators.js';
+import { validateNonNegative, validateNotEmptyString, validateSubnetList, validateUuidOrNone } from '../validators.js';
 
 const shown = { visible: true, filter: true, sort: true } as const;
 const prefixBound: AttributeSpec = {
@@ -34,7 +34,13 @@ export const SUBNETPOOL_SPEC: ResourceSpec = {
     max_prefixlen: prefixBound,
     is_default: { post: true, put: true, default: false, convert: convertToBoolean, enforcePolicy: true, ...shown },
     shared: { post: true, put: false, default: false, convert: convertToBoolean, enforcePolicy: true, ...shown },
-    address_scope_id: { post: false, put: false, visible: true, filter: true },
+    address_scope_id: {
+      post: true,
+      put: true,
+      default: NOT_SPECIFIED,
+      validate: validateUuidOrNone,
+      ...shown,
+    },
     description: DESCRIPTION,
     project_id: PROJECT,
     ...STANDARD_TAIL,

@@ -11,6 +11,8 @@ const changeable = {
   description: z.string(),
   prefixes: z.array(z.string()),
   default_quota: z.number(),
+  /** null: no scope. */
+  address_scope_id: z.string().nullable(),
 };
 
 /** Absent: from the IP version (create) or the pool as it is (update). */
@@ -25,6 +27,7 @@ const createSchema = z.object({
   ...bounds,
   project_id: z.string(),
   default_quota: changeable.default_quota.optional(),
+  address_scope_id: changeable.address_scope_id.optional(),
   tags: z.array(z.string()).optional(),
 });
 const updateSchema = z.object({ ...changeable, ...bounds }).partial();

@@ -46,6 +46,7 @@ import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import { allocateBlock, isFree, normalizePrefixes } from './allocation.js';
 import { SUBNETPOOL_SPEC } from './attributes.js';
+import type { AddressScopeService } from '../address-scopes/service.js';
 
 /** `SubnetPoolHelper._PREFIX_VERSION_INFO`: the default minimum and the longest prefix per version. */
 const BOUNDS = { 4: { min: 8, max: 32 }, 6: { min: 64, max: 128 } } as const;
@@ -78,7 +79,10 @@ function versionOf(prefixes: readonly string[]): 4 | 6 {
 export class SubnetPoolService implements ResourceService {
   readonly spec = SUBNETPOOL_SPEC;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly addressScopes: AddressScopeService,
+  ) {}
 
   notFound(id: string | null): Error {
     return SubnetPoolNotFound({ subnetpool_id: id });
@@ -98,7 +102,7 @@ export class SubnetPoolService implements ResourceService {
       max_prefixlen: row.max_prefixlen,
       is_default: toBool(row.is_default),
       shared: toBool(row.shared),
-      address_scope_id: null,
+      address_scope_id: row.address_scope_id ?? null,
       description: row.description,
       tags: record.tags,
       created_at: row.created_at,
@@ -143,12 +147,12 @@ export class SubnetPoolService implements ResourceService {
         await deps.quotas.enforce(tx, project, { subnetpool: count });
       for (const item of items) deps.authz.enforceCreate(ctx, this.spec, item);
       const views: View[] = [];
-      for (const item of items) views.push(await this.createOne(tx, item));
+      for (const item of items) views.push(await this.createOne(tx, ctx, item));
       return { result: views, events: [] };
     });
   }
 
-  private async createOne(tx: Tx, item: Body): Promise<View> {
+  private async createOne(tx: Tx, ctx: RequestContext, item: Body): Promise<View> {
     const body = subnetPoolCreate(item);
     const prefixes = normalizePrefixes(body.prefixes);
     const version = versionOf(prefixes);
@@ -156,9 +160,13 @@ export class SubnetPoolService implements ResourceService {
     const max = body.max_prefixlen ?? BOUNDS[version].max;
     const bounds = { min, max, default: body.default_prefixlen ?? min };
     checkBounds(version, bounds);
+    const id = randomUUID();
+    const scopeId = body.address_scope_id ?? null;
+    if (scopeId) await this.addressScopes.checkPoolJoins(tx, ctx, scopeId, { id, ipVersion: version, prefixes });
     const now = timestamp();
     const values: RowValues<'subnetpools'> = {
-      id: randomUUID(),
+      id,
+      address_scope_id: scopeId,
       project_id: body.project_id,
       name: body.name,
       ip_version: version,
@@ -188,6 +196,7 @@ export class SubnetPoolService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       const version = record.row.ip_version as 4 | 6;
       const change = subnetPoolUpdate(body);
+      let prefixesNow = record.prefixes;
       if (change.prefixes !== undefined) {
         const prefixes = normalizePrefixes(change.prefixes);
         if (versionOf(prefixes) !== version) throw PrefixVersionMismatch({});
@@ -196,6 +205,11 @@ export class SubnetPoolService implements ResourceService {
         if (lost)
           throw IllegalSubnetPoolPrefixUpdate({ msg: `Existing prefix ${lost} is not a subset of the new prefixes` });
         await replacePrefixes(tx, id, prefixes);
+        prefixesNow = prefixes;
+      }
+      const scopeId = change.address_scope_id === undefined ? record.row.address_scope_id : change.address_scope_id;
+      if (scopeId && (change.address_scope_id !== undefined || change.prefixes !== undefined)) {
+        await this.addressScopes.checkPoolJoins(tx, ctx, scopeId, { id, ipVersion: version, prefixes: prefixesNow });
       }
       const bounds = {
         min: change.min_prefixlen ?? record.row.min_prefixlen,
@@ -211,6 +225,7 @@ export class SubnetPoolService implements ResourceService {
       if (change.name !== undefined) patch.name = change.name;
       if (change.description !== undefined) patch.description = change.description;
       if (change.default_quota !== undefined) patch.default_quota = change.default_quota;
+      if (change.address_scope_id !== undefined) patch.address_scope_id = change.address_scope_id;
       if ('is_default' in body) patch.is_default = body.is_default as boolean;
       await updateRow(deps.store, tx, 'subnetpools', id, {
         ...patch,

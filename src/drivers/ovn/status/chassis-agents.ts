@@ -8,6 +8,13 @@ import type { AgentProvider, PortBinding } from '../../contract.js';
 import type { PortState } from '../../host.js';
 import { agentView, bridgeMappings, chassisAvailabilityZones, isGatewayChassis, type Liveness } from './agents.js';
 import type { GatewayCandidate } from '../gateway-scheduler.js';
+import {
+  BGP_AGENT_DESCRIPTION_KEY,
+  BGP_AGENT_HEARTBEAT_KEY,
+  BGP_AGENT_ID_KEY,
+  bgpAgentIds,
+  bgpAgentView,
+} from './bgp-agents.js';
 import type {
   ChassisPrivateRow,
   ChassisRow,
@@ -80,9 +87,13 @@ export class ChassisAgents {
     listAgents: async () => {
       await this.ping();
       const liveness = this.liveness();
-      return this.pairs().map((p) => ({ ...agentView(p.chassis, p.private, liveness) }));
+      return this.pairs().flatMap((p) => {
+        const bgp = bgpAgentView(p.chassis, p.private, liveness);
+        return [{ ...agentView(p.chassis, p.private, liveness) }, ...(bgp ? [{ ...bgp }] : [])];
+      });
     },
     describeAgent: async (id, description) => {
+      if (await this.changeBgpAgent(id, (ids) => ({ ...ids, [BGP_AGENT_DESCRIPTION_KEY]: description }))) return true;
       const found = this.pairs().find((p) => p.private.name === id);
       if (!found) return false;
       const external_ids = { ...found.private.external_ids, 'neutron:description': description };
@@ -97,6 +108,13 @@ export class ChassisAgents {
       return true;
     },
     deleteAgent: async (id) => {
+      // A DR agent is its registration: deleting it leaves the chassis alone.
+      const unregister = (ids: Record<string, string>) => {
+        const kept = { ...ids };
+        for (const key of [BGP_AGENT_ID_KEY, BGP_AGENT_HEARTBEAT_KEY, BGP_AGENT_DESCRIPTION_KEY]) delete kept[key];
+        return kept;
+      };
+      if (await this.changeBgpAgent(id, unregister)) return true;
       const found = this.pairs().find((p) => p.private.name === id);
       if (!found) return false;
       await this.sb.transact([
@@ -106,6 +124,29 @@ export class ChassisAgents {
       return true;
     },
   };
+
+  /** Rewrites the `external_ids` a DR agent registered in; false when no chassis carries that agent. */
+  private async changeBgpAgent(
+    id: string,
+    change: (ids: Record<string, string>) => Record<string, string>,
+  ): Promise<boolean> {
+    for (const p of this.pairs()) {
+      const ids = bgpAgentIds(p.chassis, p.private);
+      if (ids?.[BGP_AGENT_ID_KEY] !== id) continue;
+      const onPrivate = ids === p.private.external_ids;
+      const row = onPrivate ? p.private : p.chassis;
+      await this.sb.transact([
+        {
+          op: 'update',
+          table: onPrivate ? 'Chassis_Private' : 'Chassis',
+          where: [['_uuid', '==', row._uuid]],
+          row: { external_ids: change(ids) },
+        },
+      ]);
+      return true;
+    }
+    return false;
+  }
 
   /**
    * Asks every ovn-controller to report in (`NB_Global.nb_cfg` + 1), at most every half agent
