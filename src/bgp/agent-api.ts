@@ -2,7 +2,7 @@
  * What the BGP agent reads from the Networking API, in neutron-dynamic-routing's wire format, so
  * it works against octonet or a Neutron with n-d-r: the speakers scheduled to this agent
  * (`GET /v2.0/agents/{id}/bgp-drinstances`), each speaker and its peers, the speaker's advertised
- * routes (`PUT /v2.0/bgp-speakers/{id}/get_advertised_routes`), and, to place each route, the
+ * routes (`GET /v2.0/bgp-speakers/{id}/get_advertised_routes`, a member action n-d-r maps to GET), and, to place each route, the
  * floating IPs and the routers' gateway ports. Read-only; one snapshot per pass.
  */
 import { NeutronApiError, type NeutronClient } from '../mgmtnet/neutron-client.js';
@@ -87,7 +87,7 @@ async function readSpeaker(
         return (peer as { bgp_peer?: PeerView } | undefined)?.bgp_peer;
       }),
     ),
-    orNotFound(client.request('PUT', `/bgp-speakers/${id}/get_advertised_routes`, {}), {}),
+    orNotFound(client.request('GET', `/bgp-speakers/${id}/get_advertised_routes`), {}),
   ]);
   return {
     speaker,

@@ -11,7 +11,7 @@
  * repairs a restarted FRR (as ovn-bgp-agent re-applies its FRR config). Passes never overlap; a
  * trigger during a pass queues one more.
  */
-import type { NeutronClient } from '../mgmtnet/neutron-client.js';
+import { NeutronApiError, type NeutronClient } from '../mgmtnet/neutron-client.js';
 import type { OvsdbClient, SbTables } from '../drivers/ovn/ovsdb/index.js';
 import { readApiSnapshot } from './agent-api.js';
 import { agentIdFor, SouthboundView } from './agent-sb.js';
@@ -110,7 +110,11 @@ export class BgpAgent {
     this.running = this.pass(full)
       .then(
         () => undefined,
-        (error: Error) => this.options.log.warn({ error: error.message }, 'pass failed; retrying on the next trigger'),
+        (error: Error) =>
+          this.options.log.warn(
+            { error: error instanceof NeutronApiError ? error.describe() : error.message },
+            'pass failed; retrying on the next trigger',
+          ),
       )
       .finally(() => {
         this.running = undefined;

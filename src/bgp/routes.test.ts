@@ -120,6 +120,9 @@ describe('advertised routes (n-d-r rules)', () => {
 
   it('never advertises the gateway network itself as a tenant network', () => {
     const onGateway: RouterFacts = { ...router, interfaceIps: [{ subnetId: 'ext-v4', ipAddress: '203.0.113.1' }] };
-    assert.deepEqual(advertisedRoutes({ ...speaker4, advertiseFloatingIpHostRoutes: false }, { ...topology, routers: [onGateway] }), []);
+    assert.deepEqual(
+      advertisedRoutes({ ...speaker4, advertiseFloatingIpHostRoutes: false }, { ...topology, routers: [onGateway] }),
+      [],
+    );
   });
 });
