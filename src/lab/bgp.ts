@@ -97,7 +97,9 @@ export function coreFrrConfig(): string {
     ` bgp router-id ${BGP.coreIp}`,
     ' no bgp ebgp-requires-policy',
     ' no bgp default ipv4-unicast',
-    ' bgp graceful-restart',
+    // Not even a graceful-restart helper: a helper keeps a dead cloudgw's routes (stale) for the
+    // restart time although BFD saw it die, and the core would go on sending traffic into it.
+    ' bgp graceful-restart-disable',
     ...BGP.cloudgws.flatMap((c) => [
       ` neighbor ${c.coreIp} remote-as ${BGP.cloudgwAs}`,
       ` neighbor ${c.coreIp} bfd`,

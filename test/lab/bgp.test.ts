@@ -57,8 +57,11 @@ describe('octonet on the lab: BGP, centralized floating IPs', { skip: notRoot },
       return found.length ? found : undefined;
     }, `${prefix} in cloudgw1's RIB`);
     assert.equal(paths[0]!.nextHop, world.gatewayIp());
-    const coreRoute = await lab().exec(lab().coreCommand(['ip', '-j', 'route', 'show', prefix]));
-    assert.equal((JSON.parse(coreRoute.stdout) as { protocol: string }[])[0]?.protocol, 'bgp');
+    // The core learns it from the cloudgws a moment later, by BGP and by nothing else.
+    await pollUntil(async () => {
+      const route = await lab().exec(lab().coreCommand(['ip', '-j', 'route', 'show', prefix]));
+      return (JSON.parse(route.stdout) as { protocol: string }[])[0]?.protocol === 'bgp';
+    }, `${prefix} in the core's kernel table, from BGP`);
     await coreReaches(lab(), fip.address);
 
     assert.equal((await api.admin.delete(`/v2.0/floatingips/${fip.id}`)).status, 204);
