@@ -4,17 +4,20 @@
  * agent there announces the /32 with its node as next hop (not the gateway node), the core reaches
  * the VM through it, and when the VM moves to another node (a migration: the port is rebound) the
  * announcement moves with it. The tenant subnet stays with the gateway.
+ * IPv6: an IPv6 speaker (IPv6 sessions to the cloudgws) announces the IPv6 tenant subnet from the
+ * active gateway with the router's IPv6 gateway address as next hop (control plane: the lab's core
+ * and VRRP gateway are IPv4).
  *
  * Lab `bgpd`: 3 nodes, the VM on node1, gateways on node2 and node3, `--bgp`.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { created, pollUntil } from './lab-fixture.js';
-import { notRoot } from './lab-fixture.js';
+import { agentIdFor } from '../../src/bgp/agent-sb.js';
+import { created, notRoot, pollUntil } from './lab-fixture.js';
 import { coreReaches, ribPaths, useBgpWorld } from './bgp-fixture.js';
 
 describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot }, () => {
-  const world = useBgpWorld('bgpd', { distributed: true });
+  const world = useBgpWorld('bgpd', { distributed: true, ipv6: true });
   const { lab, api } = world;
 
   /** The node the cloudgw learned `prefix` from, once it has a path. */
@@ -63,5 +66,51 @@ describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot },
     const after = await announcer(prefix, 'node1');
     assert.equal(after.node, 'node3', 'the announcement followed the port');
     await coreReaches(lab(), address);
+  });
+
+  it('IPv6: a tenant prefix in the IPv6 address scope is announced over the IPv6 sessions', async () => {
+    const status = (await lab().status()).bgp!;
+    const speaker = (
+      await created(api.admin, '/v2.0/bgp-speakers', {
+        bgp_speaker: { name: 'fabric6', local_as: 64999, ip_version: 6, advertise_tenant_networks: true },
+      })
+    ).bgp_speaker;
+    for (const cloudgw of status.cloudgws) {
+      const peer = (
+        await created(api.admin, '/v2.0/bgp-peers', {
+          bgp_peer: {
+            name: `${cloudgw.name}-v6`,
+            peer_ip: cloudgw.addresses[1],
+            remote_as: cloudgw.asn,
+            auth_type: 'md5',
+            password: status.password,
+          },
+        })
+      ).bgp_peer;
+      await api.admin.put(`/v2.0/bgp-speakers/${speaker.id}/add_bgp_peer`, { bgp_peer_id: peer.id });
+    }
+    await api.admin.put(`/v2.0/bgp-speakers/${speaker.id}/add_gateway_network`, { network_id: world.external().id });
+    const routes = (await api.admin.get(`/v2.0/bgp-speakers/${speaker.id}/get_advertised_routes`)).body;
+    const prefix = world.tenantSubnet6().cidr as string;
+    assert.deepEqual(routes.advertised_routes, [{ destination: prefix, next_hop: world.gatewayIp(6) }]);
+
+    // An agent hosts one speaker: the gateway nodes' agents move to the IPv6 one.
+    for (const node of ['node2', 'node3']) {
+      const agent = agentIdFor(node);
+      const dropped = await api.admin.delete(`/v2.0/agents/${agent}/bgp-drinstances/${world.speaker().id}`);
+      assert.equal(dropped.status, 204, dropped.text);
+      await created(api.admin, `/v2.0/agents/${agent}/bgp-drinstances`, { bgp_speaker_id: speaker.id });
+    }
+    const active = await world.activeGateway();
+    const paths = await pollUntil(async () => {
+      const found = await ribPaths(lab(), 'cloudgw1', prefix, 6);
+      return found.length ? found : undefined;
+    }, `${prefix} in cloudgw1's IPv6 RIB`);
+    assert.equal(paths[0]!.nextHop, world.gatewayIp(6));
+    assert.equal(
+      status.nodes.find((n) => n.address6 === paths[0]!.peer)?.name,
+      active,
+      'learned from the active gateway node',
+    );
   });
 });

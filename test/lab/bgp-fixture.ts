@@ -41,15 +41,21 @@ export interface BgpWorld {
   router: () => Json;
   vmPort: () => Json;
   tenantSubnet: () => Json;
+  /** With `ipv6`. */
+  tenantSubnet6: () => Json;
   speaker: () => Json;
-  gatewayIp: () => string;
+  /** The router's gateway address of that family on the external network. */
+  gatewayIp: (family?: 4 | 6) => string;
   /** The node whose br-ex address a route was learned from. */
   nodeOfPeer: (peer: string) => Promise<string | undefined>;
   /** The chassis holding the router's gateway now. */
   activeGateway: () => Promise<string>;
 }
 
-export function useBgpWorld(name: string, options: { distributed: boolean }): BgpWorld {
+/** IPv6 (`ipv6: true`): a second address scope for 2001:db8:100::/64 (external) and a tenant /64. */
+export const IPV6 = { external: '2001:db8:100::/64', tenantPool: '2001:db8:200::/56' } as const;
+
+export function useBgpWorld(name: string, options: { distributed: boolean; ipv6?: boolean }): BgpWorld {
   const { lab, scratch } = useLab({ name, nodes: 3, gateways: ['node2', 'node3'], bgp: true });
   const api = useApi('sqlite', {
     config: () => ({
@@ -93,7 +99,7 @@ export function useBgpWorld(name: string, options: { distributed: boolean }): Bg
         },
       })
     ).network;
-    await post('/v2.0/subnets', {
+    const externalV4 = await post('/v2.0/subnets', {
       subnet: {
         network_id: state.external.id,
         subnetpool_id: publicPool.id,
@@ -108,12 +114,50 @@ export function useBgpWorld(name: string, options: { distributed: boolean }): Bg
     state.tenantSubnet = (
       await post('/v2.0/subnets', { subnet: { network_id: net.id, subnetpool_id: tenantPool.id, ip_version: 4 } })
     ).subnet;
+    const externalFixedIps = [{ subnet_id: externalV4.subnet.id }];
+    if (options.ipv6) {
+      const scope6 = (
+        await post('/v2.0/address-scopes', { address_scope: { name: 'public6', ip_version: 6, shared: true } })
+      ).address_scope;
+      const pool6 = async (cidr: string, prefixlen: number) =>
+        (
+          await post('/v2.0/subnetpools', {
+            subnetpool: { name: cidr, prefixes: [cidr], address_scope_id: scope6.id, default_prefixlen: prefixlen },
+          })
+        ).subnetpool;
+      const external6 = await post('/v2.0/subnets', {
+        subnet: {
+          network_id: state.external.id,
+          subnetpool_id: (await pool6(IPV6.external, 64)).id,
+          cidr: IPV6.external,
+          ip_version: 6,
+          enable_dhcp: false,
+          allocation_pools: [{ start: '2001:db8:100::10', end: '2001:db8:100::90' }],
+        },
+      });
+      externalFixedIps.push({ subnet_id: external6.subnet.id });
+      state.tenantSubnet6 = (
+        await post('/v2.0/subnets', {
+          subnet: { network_id: net.id, subnetpool_id: (await pool6(IPV6.tenantPool, 64)).id, ip_version: 6 },
+        })
+      ).subnet;
+    }
     state.router = (
       await post('/v2.0/routers', {
-        router: { name: 'r1', external_gateway_info: { network_id: state.external.id, enable_snat: false } },
+        router: {
+          name: 'r1',
+          external_gateway_info: {
+            network_id: state.external.id,
+            enable_snat: false,
+            external_fixed_ips: externalFixedIps,
+          },
+        },
       })
     ).router;
     await put(`/v2.0/routers/${state.router.id}/add_router_interface`, { subnet_id: state.tenantSubnet.id });
+    if (state.tenantSubnet6) {
+      await put(`/v2.0/routers/${state.router.id}/add_router_interface`, { subnet_id: state.tenantSubnet6.id });
+    }
     state.vmPort = (
       await post('/v2.0/ports', {
         port: {
@@ -157,7 +201,8 @@ export function useBgpWorld(name: string, options: { distributed: boolean }): Bg
 
     // The API never shows a peer's password; the agents get it the way a deployment would.
     const passwords = join(scratch(), 'peer-passwords');
-    writeFileSync(passwords, bgp.cloudgws.map((c) => `${c.addresses[0]} ${bgp.password}\n`).join(''));
+    const peerAddresses = bgp.cloudgws.flatMap((c) => [c.addresses[0], c.addresses[1]]);
+    writeFileSync(passwords, peerAddresses.map((address) => `${address} ${bgp.password}\n`).join(''));
     for (const node of bgp.nodes) {
       const argv = [process.execPath, MAIN, 'bgp-agent', '--chassis', node.name, '--ovn-sb', lab().sb];
       argv.push('--frr-dir', node.frrDir, '--router-id', node.address, '--os-url', api.url);
@@ -188,8 +233,12 @@ export function useBgpWorld(name: string, options: { distributed: boolean }): Bg
     router: () => state.router!,
     vmPort: () => state.vmPort!,
     tenantSubnet: () => state.tenantSubnet!,
+    tenantSubnet6: () => state.tenantSubnet6!,
     speaker: () => state.speaker!,
-    gatewayIp: () => state.router!.external_gateway_info.external_fixed_ips[0].ip_address as string,
+    gatewayIp: (family = 4) =>
+      (state.router!.external_gateway_info.external_fixed_ips as Json[]).find(
+        (ip) => (String(ip.ip_address).includes(':') ? 6 : 4) === family,
+      )!.ip_address as string,
     nodeOfPeer: async (peer) => (await lab().status()).bgp!.nodes.find((n) => n.address === peer)?.name,
     activeGateway: async () => {
       const gatewayPort = (
