@@ -6,7 +6,7 @@
  * tenant subnet, a VM on node1, a speaker with both cloudgws as MD5 peers, and `octonet bgp-agent`
  * beside every node. `close` removes it all.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
@@ -69,6 +69,14 @@ export async function startFabric(options: {
       else process.env.OCTONET_CONFIG = previous;
     });
     undo.unshift(serve.stop);
+    const stamp = `${Date.now()}`;
+    // The agents' logs go with the bench's logs before the lab (and its run dir) is removed.
+    undo.unshift(async () => {
+      for (const node of bgp.nodes) {
+        const log = join(lab.layout.runDir, node.name, 'bgp-agent.log');
+        if (existsSync(log)) copyFileSync(log, join(options.logsDir, `bgp-agent-${stamp}-${node.name}.log`));
+      }
+    });
     const api = new NeutronApi(serve.baseUrl);
     undo.unshift(async () => api.close());
     await api.call('PUT', '/v2.0/quotas/fake_project_id', { quota: { port: -1, floatingip: -1 } });

@@ -69,8 +69,10 @@ export class BgpAgent {
   /** One pass: read, place, render, apply. */
   async pass(full = false): Promise<PassReport> {
     const { options } = this;
+    const started = performance.now();
     await this.southbound.register(options.chassis, this.agentId);
     const snapshot = await readApiSnapshot(options.client, this.agentId);
+    const readMs = Math.round(performance.now() - started);
     const placement = placeRoutes(snapshot, this.southbound, {
       chassis: options.chassis,
       distributedFloatingIps: options.distributedFloatingIps,
@@ -95,7 +97,11 @@ export class BgpAgent {
     const announced = placement.announced.map((a) => a.prefix).sort();
     if (announced.join(',') !== this.lastAnnounced) {
       this.lastAnnounced = announced.join(',');
-      options.log.info({ mode, announced }, 'announcing');
+      const passMs = Math.round(performance.now() - started);
+      options.log.info(
+        { mode, readMs, passMs, announced: announced.slice(0, 20), count: announced.length },
+        'announcing',
+      );
     }
     return { mode, announced, peers: placement.peers.map((p) => p.address) };
   }

@@ -2,8 +2,9 @@
  * Applying a rendered FRR configuration to a running FRR without dropping its sessions.
  *
  * Two ways, chosen per change:
- * - the fast path: when the only differences from what was applied last are prefix-list entries
- *   and `network` lines (a floating IP came or went, a gateway moved), a few vtysh commands in
+ * - the fast path: when the only differences from what was applied last are prefix-list entries,
+ *   `network` lines and next-hop entries of the export route-map (a floating IP came or went, a
+ *   gateway moved, a router got its first announced prefix), a few vtysh commands in
  *   one call (tens of milliseconds): new filter entries before new `network` lines, withdrawn
  *   `network` lines before their filter entries, so nothing leaves unfiltered even for a moment;
  * - otherwise, and on every periodic full pass, Debian's `frr-reload.py --reload`, which diffs
@@ -73,22 +74,34 @@ function linesWithContext(text: string): Section[] {
 const key = (s: Section) => [...s.context, s.line].join(' / ');
 const isPrefixListEntry = (s: Section) => s.context.length === 0 && /^ipv?6? ?prefix-list /.test(s.line);
 const isNetwork = (s: Section) => /^network /.test(s.line) && s.context.length === 2;
+const isExportMapHead = (s: Section) =>
+  s.context.length === 0 && /^route-map OCTONET-EXPORT-V[46] permit \d+$/.test(s.line);
+const isExportMapPart = (s: Section) =>
+  isExportMapHead(s) || (s.context.length === 1 && /^route-map OCTONET-EXPORT-V[46] permit \d+$/.test(s.context[0]!));
 
 export interface FastPathPlan {
   readonly commands: string[];
 }
 
 /**
- * The vtysh commands that turn `before` into `after` when they differ only in prefix-list entries
- * and `network` lines; undefined when anything else differs (then a full reload is needed).
+ * The vtysh commands that turn `before` into `after` when they differ only in prefix-list entries,
+ * `network` lines and whole next-hop entries of the export route-map; undefined when anything else
+ * differs (then a full reload is needed).
  */
 export function planFastPath(before: string, after: string): FastPathPlan | undefined {
   const old = new Map(linesWithContext(before).map((s) => [key(s), s]));
   const now = new Map(linesWithContext(after).map((s) => [key(s), s]));
   const removed = [...old.entries()].filter(([k]) => !now.has(k)).map(([, s]) => s);
   const added = [...now.entries()].filter(([k]) => !old.has(k)).map(([, s]) => s);
-  const simple = (s: Section) => isPrefixListEntry(s) || isNetwork(s);
+  const simple = (s: Section) => isPrefixListEntry(s) || isNetwork(s) || isExportMapPart(s);
   if (![...removed, ...added].every(simple)) return undefined;
+  // A next hop's route-map entry comes and goes whole (its head with its match and set lines).
+  const heads = (sections: Section[]) => sections.filter((s) => isExportMapHead(s)).map((s) => s.line);
+  const addedHeads = heads(added);
+  const removedHeads = heads(removed);
+  const whole = (sections: Section[], headsOf: string[]) =>
+    sections.filter(isExportMapPart).every((s) => headsOf.includes(s.context.length ? s.context[0]! : s.line));
+  if (!whole(added, addedHeads) || !whole(removed, removedHeads)) return undefined;
   // A removed "deny any" placeholder must go after the first permit is in, or the list briefly empties; fine either way.
   const commands: string[] = ['configure terminal'];
   for (const s of added.filter(isPrefixListEntry)) commands.push(s.line);
@@ -101,8 +114,12 @@ export function planFastPath(before: string, after: string): FastPathPlan | unde
       commands.push('end', 'configure terminal');
     }
   };
+  for (const head of addedHeads) {
+    commands.push(head, ...added.filter((s) => s.context[0] === head).map((s) => s.line), 'exit');
+  }
   inContext(removed.filter(isNetwork), true);
   inContext(added.filter(isNetwork), false);
+  for (const head of removedHeads) commands.push(`no ${head}`);
   for (const s of removed.filter(isPrefixListEntry)) commands.push(`no ${s.line}`);
   commands.push('end');
   return { commands: commands.length > 2 ? commands : [] };

@@ -47,9 +47,9 @@ describe('renderFrrConfig', () => {
     assert.equal(text.split('\n').filter((l) => l.startsWith('ip prefix-list OCTONET-ALLOWED-V4')).length, 3);
     assert.match(
       text,
-      /route-map OCTONET-EXPORT-V4 permit 10\n match ip address prefix-list OCTONET-NH-V4-1\n set ip next-hop 198\.51\.100\.5/,
+      /route-map OCTONET-EXPORT-V4 permit \d+\n match ip address prefix-list OCTONET-NH-198\.51\.100\.5\n set ip next-hop 198\.51\.100\.5/,
     );
-    const group = text.split('\n').filter((l) => l.startsWith('ip prefix-list OCTONET-NH-V4-1 '));
+    const group = text.split('\n').filter((l) => l.startsWith('ip prefix-list OCTONET-NH-198.51.100.5 '));
     assert.deepEqual(
       group.map((l) => l.split(' ').pop()),
       ['10.0.0.0/24', '198.51.100.50/32'],
@@ -107,7 +107,7 @@ describe('planFastPath', () => {
     assert.ok(
       commands
         .slice(0, network)
-        .some((c) => /^ip prefix-list OCTONET-NH-V4-1 seq \d+ permit 198\.51\.100\.51\/32$/.test(c)),
+        .some((c) => /^ip prefix-list OCTONET-NH-198\.51\.100\.5 seq \d+ permit 198\.51\.100\.51\/32$/.test(c)),
     );
     assert.deepEqual(commands.slice(network - 2, network), ['router bgp 64999', 'address-family ipv4 unicast']);
   });
@@ -124,13 +124,25 @@ describe('planFastPath', () => {
     assert.ok(network > 0 && filter > network);
   });
 
-  it('a new next hop, peer or AS needs a full reload', () => {
+  it('a new next hop: its route-map entry goes in whole, before the prefix it serves; it leaves whole', () => {
     const newNextHop = renderFrrConfig({
       ...base,
       allowed: [...base.allowed, '198.51.100.70/32'],
       announced: [...base.announced, { prefix: '198.51.100.70/32', nextHop: '198.51.100.6' }],
     });
-    assert.equal(planFastPath(before, newNextHop), undefined);
+    const commands = planFastPath(before, newNextHop)!.commands;
+    const head = commands.findIndex((c) => /^route-map OCTONET-EXPORT-V4 permit \d+$/.test(c));
+    assert.deepEqual(commands.slice(head + 1, head + 4), [
+      'match ip address prefix-list OCTONET-NH-198.51.100.6',
+      'set ip next-hop 198.51.100.6',
+      'exit',
+    ]);
+    assert.ok(head < commands.indexOf('network 198.51.100.70/32'));
+    const back = planFastPath(newNextHop, before)!.commands;
+    assert.ok(back.indexOf(`no ${commands[head]!}`) > back.indexOf('no network 198.51.100.70/32'));
+  });
+
+  it('a new peer or AS needs a full reload', () => {
     const newPeer = renderFrrConfig({ ...base, peers: [...base.peers, { address: '198.51.100.253', remoteAs: 1 }] });
     assert.equal(planFastPath(before, newPeer), undefined);
     assert.equal(planFastPath(before, renderFrrConfig({ ...base, localAs: 65000 })), undefined);

@@ -53,7 +53,10 @@ export interface FrrSpeakerConfig {
 export const BFD_PROFILE = 'octonet';
 export const allowedListName = (family: Family): string => `OCTONET-ALLOWED-V${family}`;
 export const exportMapName = (family: Family): string => `OCTONET-EXPORT-V${family}`;
-const nextHopListName = (family: Family, index: number): string => `OCTONET-NH-V${family}-${index}`;
+/** Named after the next hop itself, so a new next hop adds lines without renaming others. */
+const nextHopListName = (nextHop: string): string => `OCTONET-NH-${nextHop}`;
+/** Route-map entries 1..64999 (65000 is the final permit), from the next hop alone, like `sequenceOf`. */
+const ROUTE_MAP_SLOTS = 64_999;
 
 export function familyOf(addressOrCidr: string): Family {
   return ipaddr.parse(addressOrCidr.split('/')[0] ?? '').kind() === 'ipv6' ? 6 : 4;
@@ -102,17 +105,21 @@ function familyPolicy(family: Family, config: FrrSpeakerConfig): string[] {
     groups.set(a.nextHop, [...(groups.get(a.nextHop) ?? []), canonicalPrefix(a.prefix)]);
   }
   const nextHops = [...groups.keys()].sort(byAddress);
-  nextHops.forEach((nextHop, i) =>
-    lines.push(...prefixListLines(kind, nextHopListName(family, i + 1), groups.get(nextHop)!.sort(byAddress))),
-  );
-  nextHops.forEach((nextHop, i) => {
+  for (const nextHop of nextHops) {
+    lines.push(...prefixListLines(kind, nextHopListName(nextHop), groups.get(nextHop)!.sort(byAddress)));
+  }
+  const usedSlots = new Set<number>();
+  for (const nextHop of nextHops) {
+    let slot = (sequenceOf(nextHop) % ROUTE_MAP_SLOTS) + 1;
+    while (usedSlots.has(slot)) slot = (slot % ROUTE_MAP_SLOTS) + 1;
+    usedSlots.add(slot);
     lines.push(
-      `route-map ${exportMapName(family)} permit ${(i + 1) * 10}`,
-      ` match ${kind} address prefix-list ${nextHopListName(family, i + 1)}`,
+      `route-map ${exportMapName(family)} permit ${slot}`,
+      ` match ${kind} address prefix-list ${nextHopListName(nextHop)}`,
       family === 4 ? ` set ip next-hop ${nextHop}` : ` set ipv6 next-hop global ${nextHop}`,
       'exit',
     );
-  });
+  }
   // Everything else the prefix-list let through leaves with this node as next hop.
   lines.push(`route-map ${exportMapName(family)} permit 65000`, 'exit');
   return lines;
@@ -166,6 +173,8 @@ export function renderFrrConfig(config: FrrSpeakerConfig): string {
       ...(p.password ? [` neighbor ${p.address} password ${p.password}`] : []),
       ` neighbor ${p.address} bfd`,
       ` neighbor ${p.address} bfd profile ${BFD_PROFILE}`,
+      // Announce at once (the goal is a floating IP announced within 200 ms), not per MRAI.
+      ` neighbor ${p.address} advertisement-interval 0`,
     ]),
     ...addressFamilyBlock(4, sorted),
     ...addressFamilyBlock(6, sorted),
