@@ -50,7 +50,10 @@ describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot },
     assert.equal(first.node, 'node1', "the VM's chassis announces it");
     const status = await lab().status();
     assert.equal(first.nextHop, status.bgp!.nodes.find((n) => n.name === 'node1')!.address);
-    const tenant = await ribPaths(lab(), 'cloudgw1', world.tenantSubnet().cidr as string);
+    const tenant = await pollUntil(async () => {
+      const found = await ribPaths(lab(), 'cloudgw1', world.tenantSubnet().cidr as string);
+      return found.length ? found : undefined;
+    }, "the tenant subnet in cloudgw1's RIB");
     assert.deepEqual(
       tenant.map((p) => p.nextHop),
       [world.gatewayIp()],
