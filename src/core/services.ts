@@ -86,7 +86,7 @@ export function createServices(options: {
   const agents = new AgentService(deps.authz, () => deps.drivers.agents);
   const bgpSpeakers: BgpSpeakerService = new BgpSpeakerService(deps, (id) => bgpDrAgents.scheduleSpeaker(id));
   const bgpPeers = new BgpPeerService(deps);
-  const bgpDrAgents = new BgpDrAgentScheduler(deps, bgpSpeakers, agents);
+  const bgpDrAgents = new BgpDrAgentScheduler(deps, bgpSpeakers, bgpPeers, agents);
   const tags = new TagService(deps, [
     { path: 'networks', table: 'networks', service: networks },
     { path: 'subnets', table: 'subnets', service: subnets },

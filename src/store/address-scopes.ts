@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db, Store } from './database.js';
 import type { Condition, ListTable } from './list.js';
 
-export const ADDRESS_SCOPES_TABLE: ListTable = {
+export const ADDRESS_SCOPES_TABLE: ListTable & { readonly table: 'address_scopes' } = {
   table: 'address_scopes',
   columns: {
     id: { column: 'address_scopes.id', type: 'text' },
@@ -22,9 +22,19 @@ export function addressScopeVisibility(store: Store, projectId: string | null): 
 
 /** The subnet pools in a scope, with their prefixes (for the overlap check). */
 export async function poolsInScope(db: Db, scopeId: string): Promise<{ id: string; project_id: string }[]> {
+  return db.selectFrom('subnetpools').select(['id', 'project_id']).where('address_scope_id', '=', scopeId).execute();
+}
+
+/** Subnets with the address scope of their pool (null without a pool or a scope); callers filter. */
+export function selectScopedSubnets(db: Db) {
   return db
-    .selectFrom('subnetpools')
-    .select(['id', 'project_id'])
-    .where('address_scope_id', '=', scopeId)
-    .execute();
+    .selectFrom('subnets')
+    .leftJoin('subnetpools', 'subnetpools.id', 'subnets.subnetpool_id')
+    .select([
+      'subnets.id as id',
+      'subnets.network_id as network_id',
+      'subnets.ip_version as ip_version',
+      'subnets.cidr as cidr',
+      'subnetpools.address_scope_id as address_scope_id',
+    ]);
 }

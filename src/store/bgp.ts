@@ -24,7 +24,7 @@ export const BGP_SPEAKERS_TABLE: ListTable = {
   },
 };
 
-export const BGP_PEERS_TABLE: ListTable = {
+export const BGP_PEERS_TABLE: ListTable & { readonly table: 'bgp_peers' } = {
   table: 'bgp_peers',
   columns: {
     id: text('bgp_peers', 'id'),
@@ -47,7 +47,11 @@ export async function loadBgpSpeakerRecords(db: Db, rows: readonly BgpSpeakerTab
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const peers = new Map<string, string[]>();
-  for (const b of await db.selectFrom('bgp_speaker_peer_bindings').selectAll().where('bgp_speaker_id', 'in', ids).execute())
+  for (const b of await db
+    .selectFrom('bgp_speaker_peer_bindings')
+    .selectAll()
+    .where('bgp_speaker_id', 'in', ids)
+    .execute())
     peers.set(b.bgp_speaker_id, [...(peers.get(b.bgp_speaker_id) ?? []), b.bgp_peer_id]);
   const networks = new Map<string, string[]>();
   for (const b of await db
@@ -99,6 +103,9 @@ export async function unscheduledSpeakers(db: Db): Promise<string[]> {
 /** Binds a speaker to an agent; false when the agent already hosts one. */
 export async function bindDragent(tx: Tx, agentId: string, speakerId: string): Promise<boolean> {
   if ((await speakerOfDragent(tx, agentId)) !== undefined) return false;
-  await tx.insertInto('bgp_speaker_dragent_bindings').values({ agent_id: agentId, bgp_speaker_id: speakerId }).execute();
+  await tx
+    .insertInto('bgp_speaker_dragent_bindings')
+    .values({ agent_id: agentId, bgp_speaker_id: speakerId })
+    .execute();
   return true;
 }

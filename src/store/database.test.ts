@@ -13,7 +13,13 @@ import { migrate, openStore, type Store } from './database.js';
 import { toBool, type NetworkSegmentTable, type NetworkTable } from './schema.js';
 
 const TABLES = [
+  'address_scopes',
   'allowed_address_pairs',
+  'bgp_peers',
+  'bgp_speaker_dragent_bindings',
+  'bgp_speaker_network_bindings',
+  'bgp_speaker_peer_bindings',
+  'bgp_speakers',
   'default_security_groups',
   'external_networks',
   'extra_dhcp_opts',

@@ -9,6 +9,7 @@ import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
 import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
+import { selectScopedSubnets } from './address-scopes.js';
 
 export interface NetworkRecord {
   readonly row: NetworkTable;
@@ -17,6 +18,8 @@ export interface NetworkRecord {
   readonly external: boolean;
   readonly rbac: Pick<NetworkRbacTable, 'target_project' | 'action'>[];
   readonly tags: string[];
+  /** `ipv4_address_scope` / `ipv6_address_scope`: the scope of the network's subnets' pools, per family. */
+  readonly addressScopes: { readonly 4: string | null; readonly 6: string | null };
 }
 
 export const ACCESS_AS_SHARED = 'access_as_shared';
@@ -86,14 +89,10 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const rbac = new Map<string, NetworkRecord['rbac']>();
   const external = new Set<string>();
   const tags = new Map<string, string[]>();
+  const scopes = new Map<string, { 4: string | null; 6: string | null }>();
   for (const part of chunks(ids)) {
     const [subnetRows, segmentRows, rbacRows, externalRows, tagsOfPart] = await Promise.all([
-      db
-        .selectFrom('subnets')
-        .select(['id', 'network_id'])
-        .where('network_id', 'in', part)
-        .orderBy('position')
-        .execute(),
+      selectScopedSubnets(db).where('subnets.network_id', 'in', part).orderBy('subnets.position').execute(),
       db.selectFrom('network_segments').selectAll().where('network_id', 'in', part).orderBy('segment_index').execute(),
       db
         .selectFrom('network_rbacs')
@@ -104,7 +103,15 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
       loadTags(db, part),
     ]);
     for (const [id, list] of tagsOfPart) tags.set(id, list);
-    for (const s of subnetRows) push(subnets, s.network_id, s.id);
+    for (const s of subnetRows) {
+      push(subnets, s.network_id, s.id);
+      // Neutron's `get_network_address_scope` takes the first scoped subnet of the family.
+      if (s.address_scope_id) {
+        const known = scopes.get(s.network_id) ?? { 4: null, 6: null };
+        if (s.ip_version === 4 || s.ip_version === 6) known[s.ip_version] ??= s.address_scope_id;
+        scopes.set(s.network_id, known);
+      }
+    }
     for (const s of segmentRows) push(segments, s.network_id, s);
     for (const r of rbacRows) push(rbac, r.object_id, { target_project: r.target_project, action: r.action });
     for (const e of externalRows) external.add(e.network_id);
@@ -116,6 +123,7 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
     external: external.has(row.id),
     rbac: rbac.get(row.id) ?? [],
     tags: tags.get(row.id) ?? [],
+    addressScopes: scopes.get(row.id) ?? { 4: null, 6: null },
   }));
 }
 

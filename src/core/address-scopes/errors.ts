@@ -38,3 +38,13 @@ export const IllegalSubnetPoolIpVersionAssociationToAddressScope = define<{
   'BadRequest',
   'Illegal subnetpool association: subnetpool %(subnetpool_id)s cannot associate with address scope %(address_scope_id)s because subnetpool ip_version is not %(ip_version)s.',
 );
+export const NetworkAddressScopeAffinityError = define(
+  'NetworkAddressScopeAffinityError',
+  'BadRequest',
+  'Subnets of the same address family hosted on the same network must all participate in the same address scope.',
+);
+export const IllegalSubnetPoolUpdate = define<{ reason: unknown }>(
+  'IllegalSubnetPoolUpdate',
+  'BadRequest',
+  'Illegal subnetpool update : %(reason)s.',
+);

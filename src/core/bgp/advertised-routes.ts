@@ -6,6 +6,7 @@
  */
 import type { Db } from '../../store/database.js';
 import { toBool } from '../../store/schema.js';
+import { selectScopedSubnets } from '../../store/address-scopes.js';
 import { ROUTER_GATEWAY_OWNER } from '../../store/routers.js';
 import {
   advertisedRoutes,
@@ -48,7 +49,11 @@ export async function loadRouteTopology(db: Db, networkIds: readonly string[]): 
     .execute();
   const routerIds = [...new Set(gatewayPorts.map((p) => p.device_id))];
   const routerRows = routerIds.length
-    ? await db.selectFrom('routers').select(['id', 'admin_state_up', 'gw_port_id']).where('id', 'in', routerIds).execute()
+    ? await db
+        .selectFrom('routers')
+        .select(['id', 'admin_state_up', 'gw_port_id'])
+        .where('id', 'in', routerIds)
+        .execute()
     : [];
   const interfacePorts = routerIds.length
     ? await db
@@ -67,16 +72,7 @@ export async function loadRouteTopology(db: Db, networkIds: readonly string[]): 
     interfaceIps: interfacePorts.filter((p) => p.device_id === r.id).flatMap((p) => ips.get(p.id) ?? []),
   }));
   const subnetIds = new Set([...ips.values()].flat().map((ip) => ip.subnetId));
-  const subnetRows = await db
-    .selectFrom('subnets')
-    .leftJoin('subnetpools', 'subnetpools.id', 'subnets.subnetpool_id')
-    .select([
-      'subnets.id as id',
-      'subnets.network_id as network_id',
-      'subnets.ip_version as ip_version',
-      'subnets.cidr as cidr',
-      'subnetpools.address_scope_id as address_scope_id',
-    ])
+  const subnetRows = await selectScopedSubnets(db)
     .where((eb) =>
       eb.or([
         eb('subnets.network_id', 'in', networkIds),

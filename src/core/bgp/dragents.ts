@@ -19,6 +19,22 @@ import { writeTransaction, type CoreDeps } from '../deps.js';
 import type { View } from '../resource.js';
 import { BgpSpeakerNotFound, DrAgentAssociationError, DrAgentInvalid, DrAgentNotHostingBgpSpeaker } from './errors.js';
 import type { BgpSpeakerService } from './speakers.js';
+import type { BgpPeerService, BgpPeerSession } from './peers.js';
+import type { AdvertisedRoute } from '../../bgp/routes.js';
+
+/**
+ * What a node's BGP agent needs of the speaker it hosts (n-d-r's RPC
+ * `get_bgp_speakers(host)` → `get_bgp_speaker_with_advertised_routes`): the AS, the peers with
+ * their secrets, and the routes with their router and gateway port.
+ */
+export interface HostedBgpSpeaker {
+  readonly id: string;
+  readonly local_as: number;
+  readonly ip_version: number;
+  readonly project_id: string;
+  readonly peers: BgpPeerSession[];
+  readonly advertised_routes: AdvertisedRoute[];
+}
 
 /** n-d-r's `AGENT_TYPE_BGP_ROUTING`; the OVN driver reports these (`drivers/ovn/status/bgp-agents.ts`). */
 export const DR_AGENT_TYPE = 'BGP dynamic routing agent';
@@ -27,20 +43,51 @@ export class BgpDrAgentScheduler {
   constructor(
     private readonly deps: CoreDeps,
     private readonly speakers: BgpSpeakerService,
+    private readonly peers: BgpPeerService,
     private readonly agents: AgentService,
   ) {}
+
+  /**
+   * The speaker a DR agent hosts, complete (for the node side, in process; never served over the
+   * API, since it carries the peers' passwords). Empty when the agent hosts none.
+   */
+  async hostedSpeakers(agentId: string): Promise<HostedBgpSpeaker[]> {
+    const db = this.deps.store.db;
+    const speakerId = await speakerOfDragent(db, agentId);
+    const record = speakerId === undefined ? undefined : await getBgpSpeakerRecord(db, speakerId);
+    if (!record) return [];
+    const ctx = adminContext('bgp-agent');
+    return [
+      {
+        id: record.row.id,
+        local_as: Number(record.row.local_as),
+        ip_version: record.row.ip_version,
+        project_id: record.row.project_id,
+        peers: await this.peers.sessionsOfSpeaker(db, record.row.id),
+        advertised_routes: await this.speakers.routes(ctx, record.row.id),
+      },
+    ];
+  }
 
   private async drAgents(): Promise<View[]> {
     const all = await this.agents.list(adminContext('bgp-dragents'), { agent_type: [DR_AGENT_TYPE] });
     return [...all].sort((a, b) => String(a.id).localeCompare(String(b.id)));
   }
 
-  /** Binds a new speaker to the first alive DR agent hosting nothing; none is fine. */
+  /**
+   * Binds a new speaker to the first alive DR agent hosting nothing; none is fine. The speaker
+   * exists already, so a failure here (the SB unreachable) is logged, not the create's error: the
+   * speaker stays unscheduled until an agent asks for its speakers.
+   */
   async scheduleSpeaker(speakerId: string): Promise<void> {
-    for (const agent of await this.drAgents()) {
-      if (agent.alive !== true) continue;
-      const bound = await this.deps.store.transaction((tx) => bindDragent(tx, String(agent.id), speakerId));
-      if (bound) return;
+    try {
+      for (const agent of await this.drAgents()) {
+        if (agent.alive !== true) continue;
+        const bound = await this.deps.store.transaction((tx) => bindDragent(tx, String(agent.id), speakerId));
+        if (bound) return;
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error, bgp_speaker_id: speakerId }, 'scheduling a BGP speaker failed');
     }
   }
 

@@ -9,7 +9,11 @@ export const BgpSpeakerNotFound = define<{ id: unknown }>(
   'NotFound',
   'BGP speaker %(id)s could not be found.',
 );
-export const BgpPeerNotFound = define<{ id: unknown }>('BgpPeerNotFound', 'NotFound', 'BGP peer %(id)s could not be found.');
+export const BgpPeerNotFound = define<{ id: unknown }>(
+  'BgpPeerNotFound',
+  'NotFound',
+  'BGP peer %(id)s could not be found.',
+);
 /** A NotFound in n-d-r (404), though it means "this peer has no password to change". */
 export const BgpPeerNotAuthenticated = define<{ bgp_peer_id: unknown }>(
   'BgpPeerNotAuthenticated',

@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/database.js';
 import { BGP_PEERS_TABLE } from '../../store/bgp.js';
-import { listRows, TRUE } from '../../store/list.js';
-import { insertRow, updateRow } from '../../store/rows.js';
+import type { Condition } from '../../store/list.js';
+import { FlatResource } from '../flat-resource.js';
+import { insertRow } from '../../store/rows.js';
 import type { BgpPeerTable } from '../../store/schema.js';
 import { sql } from 'kysely';
 import type { RequestContext } from '../context.js';
 import { writeTransaction, type CoreDeps } from '../deps.js';
-import type { ListQuery } from '../list-query.js';
-import { policyTarget, stringField, type Body, type ResourceService, type View } from '../resource.js';
+import { stringField, type Body, type ResourceService, type View } from '../resource.js';
 import { pythonInt } from '../validators.js';
 import { BGP_PEER_SPEC } from './attributes.js';
 import { BgpPeerNotAuthenticated, BgpPeerNotFound, InvalidBgpPeerMd5Authentication } from './errors.js';
@@ -27,10 +27,16 @@ export interface BgpPeerSession {
   readonly password: string | null;
 }
 
-export class BgpPeerService implements ResourceService {
+export class BgpPeerService extends FlatResource<'bgp_peers'> implements ResourceService {
   readonly spec = BGP_PEER_SPEC;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(deps: CoreDeps) {
+    super(deps, BGP_PEERS_TABLE);
+  }
+
+  protected visibility(ctx: RequestContext): Condition {
+    return sql`bgp_peers.project_id = ${ctx.projectId ?? ''}`;
+  }
 
   notFound(id: string | null): Error {
     return BgpPeerNotFound({ id });
@@ -49,31 +55,8 @@ export class BgpPeerService implements ResourceService {
   }
 
   /** n-d-r's queries are project-scoped for non-admins, then policy judges what is left. */
-  private canSee(ctx: RequestContext, view: View): boolean {
+  protected canSee(ctx: RequestContext, view: View): boolean {
     return (ctx.isAdmin || view.project_id === ctx.projectId) && this.deps.authz.canRead(ctx, 'bgp_peer', view);
-  }
-
-  async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
-    const { store } = this.deps;
-    const scope = ctx.isAdmin ? TRUE : sql`bgp_peers.project_id = ${ctx.projectId ?? ''}`;
-    const { rows, markerFound } = await listRows<BgpPeerTable>(
-      { store, projectId: ctx.projectId },
-      BGP_PEERS_TABLE,
-      query,
-      scope,
-    );
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    return rows.map((r) => this.view(r)).filter((v) => this.canSee(ctx, v));
-  }
-
-  async getVisible(db: Db, ctx: RequestContext, id: string): Promise<BgpPeerTable> {
-    const row = await db.selectFrom('bgp_peers').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row || !this.canSee(ctx, this.view(row))) throw this.notFound(id);
-    return row;
-  }
-
-  async show(ctx: RequestContext, id: string): Promise<View> {
-    return this.view(await this.getVisible(this.deps.store.db, ctx, id));
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
@@ -100,30 +83,23 @@ export class BgpPeerService implements ResourceService {
   }
 
   async update(ctx: RequestContext, id: string, body: Body): Promise<View> {
-    const { deps } = this;
-    return writeTransaction(deps, async (tx) => {
-      const row = await this.getVisible(tx, ctx, id);
-      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(this.view(row), body), body);
+    return this.updateWith(ctx, id, body, (row) => {
       const password = body.password;
       if (password !== undefined && password !== null && row.auth_type === 'none') {
         throw BgpPeerNotAuthenticated({ bgp_peer_id: id });
       }
-      const patch: { name?: string; password?: string | null } = {};
+      const patch: { name?: string; password?: string } = {};
       if (typeof body.name === 'string') patch.name = body.name;
-      if (password !== undefined) patch.password = typeof password === 'string' ? password : null;
-      if (Object.keys(patch).length) await updateRow(deps.store, tx, 'bgp_peers', id, patch);
-      return { result: this.view((await this.getVisible(tx, ctx, id))!), events: [] };
+      // `openstack bgp peer set --name x` sends `"password": null`; n-d-r then wipes an MD5 peer's
+      // secret (a peer its create would refuse). Here null changes nothing.
+      if (typeof password === 'string') patch.password = password;
+      return patch;
     });
   }
 
   async delete(ctx: RequestContext, id: string): Promise<void> {
-    const { deps } = this;
-    await writeTransaction(deps, async (tx) => {
-      const row = await this.getVisible(tx, ctx, id);
-      deps.authz.enforceDelete(ctx, this.spec, this.view(row));
+    await this.deleteWith(ctx, id, async (tx) => {
       await tx.deleteFrom('bgp_speaker_peer_bindings').where('bgp_peer_id', '=', id).execute();
-      await tx.deleteFrom('bgp_peers').where('id', '=', id).execute();
-      return { result: undefined, events: [] };
     });
   }
 

@@ -10,7 +10,12 @@ import { sql } from 'kysely';
 import type { AdvertisedRoute } from '../../bgp/routes.js';
 import { wireRoutes } from '../../bgp/routes.js';
 import type { Db } from '../../store/database.js';
-import { BGP_SPEAKERS_TABLE, getBgpSpeakerRecord, loadBgpSpeakerRecords, type BgpSpeakerRecord } from '../../store/bgp.js';
+import {
+  BGP_SPEAKERS_TABLE,
+  getBgpSpeakerRecord,
+  loadBgpSpeakerRecords,
+  type BgpSpeakerRecord,
+} from '../../store/bgp.js';
 import { listRows, TRUE } from '../../store/list.js';
 import { insertRow, updateRow } from '../../store/rows.js';
 import { toBool, type BgpSpeakerTable } from '../../store/schema.js';

@@ -64,6 +64,8 @@ export const NETWORK_SPEC: ResourceSpec = {
       enforcePolicy: true,
     },
     availability_zones: { post: false, put: false, visible: true },
+    ipv4_address_scope: { post: false, put: false, visible: true },
+    ipv6_address_scope: { post: false, put: false, visible: true },
     availability_zone_hints: {
       post: true,
       put: false,

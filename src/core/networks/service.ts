@@ -114,6 +114,8 @@ export class NetworkService implements ResourceService {
       shared: isSharedWith(record, ctx.projectId),
       availability_zone_hints: decodeStringList(row.availability_zone_hints),
       availability_zones: [],
+      ipv4_address_scope: record.addressScopes[4],
+      ipv6_address_scope: record.addressScopes[6],
       'router:external': record.external,
       description: row.description,
       port_security_enabled: toBool(row.port_security_enabled),

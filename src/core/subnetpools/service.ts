@@ -196,6 +196,9 @@ export class SubnetPoolService implements ResourceService {
       checkRevision(record.row.revision_number, precondition);
       const version = record.row.ip_version as 4 | 6;
       const change = subnetPoolUpdate(body);
+      if (record.row.address_scope_id) {
+        await this.addressScopes.checkPoolUpdateAllowed(tx, ctx, id, record.row.address_scope_id);
+      }
       let prefixesNow = record.prefixes;
       if (change.prefixes !== undefined) {
         const prefixes = normalizePrefixes(change.prefixes);
@@ -260,7 +263,7 @@ export class SubnetPoolService implements ResourceService {
     tx: Tx,
     ctx: RequestContext,
     poolId: string,
-    request: { ipVersion: number; cidr?: string; prefixlen?: number },
+    request: { ipVersion: number; cidr?: string; prefixlen?: number; networkId: string },
   ): Promise<string> {
     await this.deps.store.lockKey(tx, `subnetpool:${poolId}`);
     const pool = await this.getVisible(tx, ctx, poolId);
@@ -270,6 +273,12 @@ export class SubnetPoolService implements ResourceService {
         msg: `Cannot allocate IPv${request.ipVersion} subnet from IPv${pool.row.ip_version} subnet pool`,
       });
     }
+    await this.addressScopes.checkSubnetJoins(
+      tx,
+      request.networkId,
+      request.ipVersion,
+      pool.row.address_scope_id ?? null,
+    );
     const allocated = await allocatedFromPool(tx, poolId);
     const prefixlen = request.cidr
       ? parseNetwork(request.cidr)!.prefixLength

@@ -245,6 +245,7 @@ export class SubnetService implements ResourceService {
     const given = body.cidr ? canonicalCidr(body.cidr) : undefined;
     const cidr = poolId
       ? await this.pools.allocateCidr(tx, ctx, poolId, {
+          networkId: network.row.id,
           ipVersion,
           cidr: given,
           prefixlen: body.prefixlen,

@@ -23,7 +23,10 @@ export const BGP_AGENT_HEARTBEAT_KEY = 'octonet:bgp-agent-heartbeat';
 export const BGP_AGENT_DESCRIPTION_KEY = 'octonet:bgp-agent-description';
 
 /** Where the agent registered: the `external_ids` of Chassis_Private, else of Chassis. */
-export function bgpAgentIds(chassis: ChassisRow, chassisPrivate: ChassisPrivateRow): Record<string, string> | undefined {
+export function bgpAgentIds(
+  chassis: ChassisRow,
+  chassisPrivate: ChassisPrivateRow,
+): Record<string, string> | undefined {
   if (chassisPrivate.external_ids[BGP_AGENT_ID_KEY]) return chassisPrivate.external_ids;
   if (chassis.external_ids[BGP_AGENT_ID_KEY]) return chassis.external_ids;
   return undefined;
