@@ -4,6 +4,7 @@
  * where OVN has it active now), renders FRR's configuration and applies it (`frr/apply.ts`: a few
  * vtysh commands when only prefixes changed, frr-reload.py otherwise).
  *
+ * The agent's registration and heartbeat (`agent-sb.ts`) follow `SB_Global.nb_cfg` on their own.
  * When a pass runs: at once after a southbound change that can move or add an announcement (a port
  * binding: a gateway failover, a migration, a VIP move, and northd's `nat_addresses` update when a
  * floating IP is created or deleted), after a short API poll interval (what the southbound does not
@@ -133,7 +134,13 @@ export class BgpAgent {
   start(): void {
     const { sb } = this.options;
     this.unsubscribe = sb.onChange((changes) => {
-      if (changes.some((c) => c.table === 'Port_Binding' || c.table === 'SB_Global')) this.trigger();
+      if (changes.some((c) => c.table === 'Port_Binding')) this.trigger();
+      // The API's ping before an agent list bumps nb_cfg: answer it with the heartbeat alone.
+      if (changes.some((c) => c.table === 'SB_Global')) {
+        this.southbound
+          .register(this.options.chassis, this.agentId)
+          .catch((error: Error) => this.options.log.warn({ error: error.message }, 'heartbeat failed'));
+      }
     });
     sb.on('synced', () => this.trigger(true));
     this.timers.push(setInterval(() => this.trigger(), this.options.pollIntervalMs));
