@@ -145,8 +145,8 @@ async function measureFailover(fabric: Fabric): Promise<number> {
     'the core to reach the floating IP',
   );
   const gateway = await activeGateway(fabric, await gatewayPortOf(fabric));
-  const probe = lab.exec(lab.coreCommand(['ping', '-D', '-i', '0.01', '-w', '8', '-W', '1', fip.address]), {
-    timeoutMs: 20_000,
+  const probe = lab.exec(lab.coreCommand(['ping', '-D', '-i', '0.01', '-w', '15', '-W', '1', fip.address]), {
+    timeoutMs: 30_000,
   });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await lab.killNode(gateway);
@@ -154,7 +154,12 @@ async function measureFailover(fabric: Fabric): Promise<number> {
   const times = [...output.matchAll(/^\[(\d+\.\d+)\].*bytes from/gm)].map((m) => Number(m[1]) * 1000);
   let gap = 0;
   for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i]! - times[i - 1]!);
-  if (times.length < 2 || times.at(-1)! < times[0]! + 5000) throw new Error('traffic did not resume within the probe');
+  if (times.length < 2 || times.at(-1)! < times[0]! + 12_000) {
+    const last = times.length ? new Date(times.at(-1)!).toISOString() : 'none';
+    throw new Error(
+      `traffic did not resume within the probe (killed ${gateway}; last reply ${last}; ${times.length} replies)`,
+    );
+  }
   return gap;
 }
 
