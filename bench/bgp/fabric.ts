@@ -22,6 +22,8 @@ export interface Fabric {
   api: NeutronApi;
   externalNetworkId: string;
   fipSubnetId: string;
+  /** The on-link subnet (198.51.100.0/24) the router's gateway address comes from. */
+  gatewaySubnetId: string;
   tenantNetworkId: string;
   vmPortId: string;
   close(): Promise<void>;
@@ -165,7 +167,16 @@ export async function startFabric(options: {
       }
     }
     options.say(`lab ${options.labName}: BGP fabric, serve and 3 agents up`);
-    return { lab, api, externalNetworkId, fipSubnetId, tenantNetworkId, vmPortId: vmPort.id, close };
+    return {
+      lab,
+      api,
+      externalNetworkId,
+      fipSubnetId,
+      gatewaySubnetId: gatewaySubnet.subnet.id,
+      tenantNetworkId,
+      vmPortId: vmPort.id,
+      close,
+    };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

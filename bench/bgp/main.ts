@@ -19,19 +19,32 @@ import { optionsOrExit, repoRoot, runBench, startLabRun, writeRunResults } from 
 import { ribPrefixes, startFabric, until, type Fabric } from './fabric.js';
 
 interface BgpBenchOptions {
+  /** The failover's floating IP from the routed 100.64.0.0/20 (else from the on-link /24). */
+  routedFailover: boolean;
   rounds: number;
   scale: number;
   failovers: number;
   resultsDir: string;
 }
 
-const HELP = `npm run bench:bgp -- [--rounds N (20)] [--scale N (1000)] [--failovers N (3)] [--results-dir DIR]`;
+const HELP =
+  'npm run bench:bgp -- [--rounds N (20)] [--scale N (1000)] [--failovers N (3)] [--routed-failover] [--results-dir DIR]';
 
 function parse(argv: string[]): BgpBenchOptions | undefined {
-  const options: BgpBenchOptions = { rounds: 20, scale: 1000, failovers: 3, resultsDir: 'bench/bgp/results' };
+  const options: BgpBenchOptions = {
+    routedFailover: false,
+    rounds: 20,
+    scale: 1000,
+    failovers: 3,
+    resultsDir: 'bench/bgp/results',
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (flag === '--help' || flag === '-h') return undefined;
+    if (flag === '--routed-failover') {
+      options.routedFailover = true;
+      continue;
+    }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     if (flag === '--results-dir') options.resultsDir = value;
@@ -75,11 +88,15 @@ async function gatewayPortOf(fabric: Fabric): Promise<string> {
   return ports.ports[0]!.id;
 }
 
-async function createFip(fabric: Fabric, portId: string): Promise<{ id: string; address: string }> {
+async function createFip(
+  fabric: Fabric,
+  portId: string,
+  subnetId = fabric.fipSubnetId,
+): Promise<{ id: string; address: string }> {
   const body = await fabric.api.call<{ floatingip: { id: string; floating_ip_address: string } }>(
     'POST',
     '/v2.0/floatingips',
-    { floatingip: { floating_network_id: fabric.externalNetworkId, subnet_id: fabric.fipSubnetId, port_id: portId } },
+    { floatingip: { floating_network_id: fabric.externalNetworkId, subnet_id: subnetId, port_id: portId } },
   );
   return { id: body.floatingip.id, address: body.floatingip.floating_ip_address };
 }
@@ -136,8 +153,8 @@ async function measureScale(fabric: Fabric, count: number) {
   };
 }
 
-async function measureFailover(fabric: Fabric): Promise<number> {
-  const fip = await createFip(fabric, fabric.vmPortId);
+async function measureFailover(fabric: Fabric, routed: boolean): Promise<number> {
+  const fip = await createFip(fabric, fabric.vmPortId, routed ? fabric.fipSubnetId : fabric.gatewaySubnetId);
   const lab = fabric.lab;
   await until(
     async () =>
@@ -185,7 +202,7 @@ async function main(options: BgpBenchOptions, logsDir: string) {
     say(`gateway failover ${i}/${options.failovers} on a fresh lab`);
     const fabric = await startFabric({ repoRoot, labName: 'octonet-bgp', logsDir, say });
     try {
-      outages.push(await measureFailover(fabric));
+      outages.push(await measureFailover(fabric, options.routedFailover));
     } catch (error) {
       failures.push(`failover ${i}: ${(error as Error).message}`);
     } finally {
