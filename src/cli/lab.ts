@@ -83,6 +83,17 @@ function describeStatus(status: LabStatus): string {
     `  outside: ${status.outside.namespace} ${status.outside.address} (${status.outside.cidr}) on ${status.outside.physnet}` +
       status.outside.vlans.map((v) => `, ${v.interface} ${v.addresses.join(' ')}`).join(''),
   ];
+  if (status.bgp) {
+    const bgp = status.bgp;
+    lines.push(`  bgp: gateway ${bgp.gatewayIp} (VRRP on the cloudgws), MD5 password ${bgp.password}`);
+    for (const m of [...bgp.cloudgws, bgp.core]) {
+      lines.push(
+        `    ${m.name.padEnd(9)} ${m.namespace}  AS ${m.asn}  ${m.addresses.join(' ')}${m.running ? '' : '  FRR NOT RUNNING'}`,
+      );
+    }
+    for (const n of bgp.nodes)
+      lines.push(`    ${n.name.padEnd(9)} ${n.address} ${n.address6}  vtysh --vty_socket ${n.frrDir}`);
+  }
   if (status.vms.length) {
     lines.push('  vms:');
     for (const vm of status.vms) {
@@ -122,15 +133,24 @@ export function registerLabCommand(program: Command): void {
     .option('--name <name>', 'lab name; namespaces and the run dir derive from it (default: $OCTONET_LAB or octonet)')
     .option('--gateways <nodes>', 'nodes with enable-chassis-as-gw, e.g. node1,node2 (default: all)')
     .option('--underlay-mtu <mtu>', 'MTU of the underlay (1500 carries the 1442 tenant MTU)', parseCount)
+    .option('--bgp', 'add two cloudgws and a core running FRR (eBGP to every node), and FRR on every node')
     .option('--json', 'print the status as JSON')
     .action(
       guarded(
-        async (options: { nodes: number; name?: string; gateways?: string; underlayMtu?: number; json?: boolean }) => {
+        async (options: {
+          nodes: number;
+          name?: string;
+          gateways?: string;
+          underlayMtu?: number;
+          bgp?: boolean;
+          json?: boolean;
+        }) => {
           const started = await upLab({
             name: options.name ?? defaultLabName(),
             nodes: options.nodes,
             gateways: options.gateways?.split(','),
             underlayMtu: options.underlayMtu,
+            bgp: options.bgp,
             progress: options.json ? undefined : (line) => process.stderr.write(`  ${line}\n`),
           });
           const status = await started.status();

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
+import { registerBgpAgentCommand } from './bgp-agent.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
@@ -87,6 +88,7 @@ program
     onSignals(demo.stop);
   });
 
+registerBgpAgentCommand(program);
 registerLabCommand(program);
 registerMgmtNetCommand(program);
 registerNodeAgentCommand(program);

@@ -110,6 +110,12 @@ const ovnSchema = z
     bfd_min_rx: z.number().int().min(1).optional(),
     bfd_min_tx: z.number().int().min(1).optional(),
     bfd_mult: z.number().int().min(1).optional(),
+    /**
+     * ML2/OVN's `enable_distributed_floating_ip`: a floating IP's NAT row carries its port's MAC as
+     * `external_mac`, so OVN does the NAT on the chassis hosting the port (traffic leaves from the
+     * compute node; every node needs the provider bridge mapping) instead of the gateway chassis.
+     */
+    enable_distributed_floating_ip: z.boolean().default(false),
     /** `mac_binding_age_threshold` of every logical router, in seconds. */
     mac_binding_age_threshold: z.number().int().min(0).default(300),
     /** Seconds `serve` waits at start for OVN before opening the API anyway (it keeps connecting). */

@@ -14,6 +14,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nbRemote, SB_UNDERLAY_REMOTE, sbRemote, startCentral } from './central.js';
+import { bgpVtysh, buildBgpFabric, killCloudgw, startBesideNode } from './bgp.js';
 import { installDhcpHook } from './dhcp.js';
 import { startKeepalived, type Keepalived, type VrrpOptions } from './keepalived.js';
 import { createNamespace, listNamespaces } from './netns.js';
@@ -26,6 +27,7 @@ import { inNamespace, ipBatch, run, settleAll, type RunOptions, type RunResult }
 import { labStatus, type LabStatus, type LabVmStatus } from './status.js';
 import { tearDown, type LabDownReport } from './teardown.js';
 import {
+  BGP,
   DEFAULT_LAB_NAME,
   DEFAULT_UNDERLAY_MTU,
   LabUsageError,
@@ -57,6 +59,8 @@ export interface LabUpOptions extends LabLocation {
   gateways?: readonly string[];
   /** MTU of the underlay veths, bridge and br-phy (default 1500, which carries the 1442 tenant MTU). */
   underlayMtu?: number;
+  /** Adds the BGP fabric: two cloudgws and a core running FRR, FRR on every node (bgp.ts). */
+  bgp?: boolean;
   /** Called with a line per step, for a CLI to show progress. */
   progress?: (message: string) => void;
 }
@@ -132,6 +136,7 @@ export async function upLab(options: LabUpOptions = {}): Promise<Lab> {
     throw new LabUsageError('the underlay MTU must be between 1280 and 9000');
   }
   const gateways = resolveGateways(count, options.gateways);
+  if (options.bgp && count > BGP.maxNodes) throw new LabUsageError(`a BGP lab has at most ${BGP.maxNodes} nodes`);
   const progress = options.progress ?? (() => undefined);
   await refuseIfPresent(layout);
   claimRunDir(layout);
@@ -146,6 +151,7 @@ export async function upLab(options: LabUpOptions = {}): Promise<Lab> {
     state: 'starting',
     nodes,
     underlayMtu,
+    ...(options.bgp ? { bgp: true } : {}),
     createdAt: new Date().toISOString(),
   };
   writeLabRecord(layout, record);
@@ -163,6 +169,10 @@ export async function upLab(options: LabUpOptions = {}): Promise<Lab> {
     ]);
     progress(`nodes ${nodes.map((n) => n.name).join(', ')} started; waiting for chassis and tunnels`);
     await waitForChassisAndTunnels(layout, nodes, JOIN_TIMEOUT_MS);
+    if (options.bgp) {
+      await buildBgpFabric(layout, nodes);
+      progress(`BGP: ${BGP.cloudgws.map((c) => c.name).join(', ')} and core running FRR; FRR on every node`);
+    }
     writeLabRecord(layout, { ...record, state: 'up' });
   } catch (error) {
     progress(`failed, removing what was made: ${(error as Error).message}`);
@@ -291,6 +301,46 @@ export class Lab {
 
   async sbctl(...args: string[]): Promise<string> {
     return (await run(sbctl(this.layout, args))).stdout.trim();
+  }
+
+  private requireBgp(): LabRecord {
+    const record = this.record();
+    if (!record.bgp) throw new LabUsageError(`lab ${this.name} has no BGP fabric (start it with --bgp)`);
+    return record;
+  }
+
+  /** `vtysh -c ...` on a member of the BGP fabric: `cloudgw1`, `cloudgw2`, `core` or a node. */
+  bgpVtysh(member: string, ...commands: string[]): Promise<string> {
+    this.requireBgp();
+    return bgpVtysh(this.layout, member, commands);
+  }
+
+  /** argv that runs `argv` in the core namespace (the world behind the cloudgws). */
+  coreCommand(argv: readonly string[]): string[] {
+    this.requireBgp();
+    return inNamespace(this.layout.namespaces.core, argv);
+  }
+
+  /** Kills a cloudgw as a crash would: its FRR and keepalived with SIGKILL, its links down. */
+  killCloudgw(name: string): Promise<void> {
+    this.requireBgp();
+    if (!BGP.cloudgws.some((c) => c.name === name)) throw new LabUsageError(`no cloudgw named ${name}`);
+    return killCloudgw(this.layout, name);
+  }
+
+  /** The FRR directory of a fabric member (for `octonet bgp-agent --frr-dir`). */
+  frrDir(member: string): string {
+    return this.layout.frrDir(member);
+  }
+
+  /**
+   * Starts `argv` (the caller's `octonet bgp-agent ...`) beside a node, detached, with a pidfile
+   * `lab down` uses; returns its pid. Its log is `<run dir>/<node>/<daemon>.log`.
+   */
+  startBesideNode(node: string, daemon: string, argv: readonly string[]): number {
+    if (!this.record().nodes.some((n) => n.name === node))
+      throw new LabUsageError(`lab ${this.name} has no node ${node}`);
+    return startBesideNode(this.layout, node, daemon, argv);
   }
 
   down(): Promise<LabDownReport> {

@@ -21,6 +21,8 @@ export interface LabRecord {
   state: 'starting' | 'up';
   nodes: NodeRecord[];
   underlayMtu: number;
+  /** `lab up --bgp`: the cloudgws, the core and FRR on every node. */
+  bgp?: boolean;
   createdAt: string;
 }
 

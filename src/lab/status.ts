@@ -3,6 +3,7 @@
  * daemons running, what addresses do the VMs have). The shape is what `lab status --json` prints
  * and what the demo and tests read the NB/SB connection strings from.
  */
+import { bgpStatus, type LabBgpStatus } from './bgp.js';
 import { SB_UNDERLAY_REMOTE, nbRemote, sbRemote } from './central.js';
 import { nodePidfile } from './node.js';
 import { OVS_DAEMONS_STOP_ORDER } from './ovs.js';
@@ -63,6 +64,8 @@ export interface LabStatus {
     vlans: OutsideVlan[];
   };
   vms: LabVmStatus[];
+  /** `lab up --bgp` only. */
+  bgp?: LabBgpStatus;
 }
 
 function daemonsRunning(layout: LabLayout, node: string): boolean {
@@ -117,6 +120,7 @@ export async function labStatus(layout: LabLayout, record: LabRecord): Promise<L
       physnet: PHYSICAL.physnet,
       vlans,
     },
+    ...(record.bgp ? { bgp: bgpStatus(layout, record.nodes) } : {}),
     vms: vms.map((vm, i) => ({
       name: vm.name,
       node: vm.node,

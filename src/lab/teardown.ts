@@ -16,6 +16,9 @@ import { OVS_DAEMONS_STOP_ORDER, pidfileIn } from './ovs.js';
 import { namespacePids, processesMentioning, stopByPidfiles, terminate, type StrayProcess } from './processes.js';
 import type { LabLayout } from './topology.js';
 
+/** What `Lab.startBesideNode` may start. */
+const BESIDE_NODE_DAEMONS = ['bgp-agent'] as const;
+
 export interface LabDownReport {
   name: string;
   /** False when there was nothing of this lab to remove. */
@@ -55,6 +58,10 @@ export async function tearDown(layout: LabLayout): Promise<LabDownReport> {
   // Workloads: whatever runs in a VM namespace.
   const workloads = await Promise.all(present.filter(isVm).map(namespacePids));
   report.killed.push(...(await terminate(workloads.flat())).killed);
+
+  // Daemons started beside a node (`octonet bgp-agent`), before the FRR and OVS they talk to.
+  const besideNodes = switches.flatMap((dir) => BESIDE_NODE_DAEMONS.map((daemon) => join(dir, `${daemon}.pid`)));
+  report.killed.push(...(await stopByPidfiles(besideNodes, owner)).killed);
 
   for (const daemon of OVS_DAEMONS_STOP_ORDER) {
     const pidfiles = switches.map((dir) => pidfileIn(dir, daemon));

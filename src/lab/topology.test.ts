@@ -22,7 +22,11 @@ describe('lab topology', () => {
       underlay: 'octonet-underlay',
       central: 'octonet-central',
       outside: 'octonet-outside',
+      core: 'octonet-core',
     });
+    assert.equal(layout.cloudgwNamespace('cloudgw1'), 'octonet-cloudgw1');
+    assert.equal(layout.frrDir('cloudgw1'), '/run/octonet-lab/octonet/frr-cloudgw1');
+    assert.ok(layout.isFixedNamespace('octonet-cloudgw2') && layout.isFixedNamespace('octonet-core'));
   });
 
   it("never claims another lab's namespaces, even when one name starts with the other", () => {

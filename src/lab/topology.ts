@@ -83,6 +83,42 @@ export const PHYSICAL = {
  */
 export const DEFAULT_UNDERLAY_MTU = 1500;
 
+/**
+ * `lab up --bgp` (Wikimedia's cloudgw layout, seed 004): two cloud gateways on the physical network
+ * run FRR with eBGP to every node and send them a default route; they hold the physical network's
+ * gateway address by VRRP (the tenants' external subnet uses it as gateway); behind them the core,
+ * the outside world, learns everything by BGP. No static route for a tenant range anywhere.
+ */
+export const BGP = {
+  cloudgws: [
+    { name: 'cloudgw1', physicalIp: '198.51.100.251', physicalIp6: '2001:db8:100::251', coreIp: '203.0.113.2' },
+    { name: 'cloudgw2', physicalIp: '198.51.100.252', physicalIp6: '2001:db8:100::252', coreIp: '203.0.113.3' },
+  ],
+  /** The VRRP address on the physical network: the gateway_ip of an external subnet in a BGP lab. */
+  gatewayIp: '198.51.100.1',
+  physicalCidr6: '2001:db8:100::/64',
+  coreBridge: 'br-core',
+  coreCidr: '203.0.113.0/24',
+  coreIp: '203.0.113.1',
+  coreAs: 64900,
+  cloudgwAs: 64901,
+  /** The MD5 secret of the cloudgws' sessions to the nodes: give it to the bgp-peers. */
+  password: 'octonet-lab-bgp',
+  /** BFD as the bench asks for it (100 ms × 3). */
+  bfdIntervalMs: 100,
+  /** Nodes' addresses are .201 upward on the physical network. */
+  maxNodes: 40,
+} as const;
+
+/** A node's own address on the physical network (br-ex's LOCAL port), where its BGP sessions run. */
+export function bgpNodeIp(index: number): string {
+  return `198.51.100.${200 + index}`;
+}
+
+export function bgpNodeIp6(index: number): string {
+  return `2001:db8:100::${200 + index}`;
+}
+
 /** The names inside a node's namespace; the same on every node, as on real servers. */
 export const NODE_INTERFACES = {
   /** veth into the underlay bridge; a plain port of br-phy, with no address of its own. */
@@ -151,7 +187,11 @@ export interface LabLayout {
     readonly underlay: string;
     readonly central: string;
     readonly outside: string;
+    readonly core: string;
   };
+  cloudgwNamespace(cloudgw: string): string;
+  /** An FRR instance's directory (vty sockets, pidfiles, logs): `frr-<member>` in the run dir. */
+  frrDir(member: string): string;
   nodeDir(node: string): string;
   nodeNamespace(node: string): string;
   vmNamespace(vm: string): string;
@@ -169,7 +209,7 @@ export function labLayout(name: string = DEFAULT_LAB_NAME, root: string = labRoo
   const runDir = join(root, name);
   const centralDir = join(runDir, 'central');
   const vmDir = join(runDir, 'vms');
-  const fixed = new RegExp(`^${name}-(?:underlay|central|outside|node[1-9][0-9]*)$`);
+  const fixed = new RegExp(`^${name}-(?:underlay|central|outside|core|cloudgw[12]|node[1-9][0-9]*)$`);
   return {
     name,
     runDir,
@@ -185,7 +225,10 @@ export function labLayout(name: string = DEFAULT_LAB_NAME, root: string = labRoo
       underlay: `${name}-underlay`,
       central: `${name}-central`,
       outside: `${name}-outside`,
+      core: `${name}-core`,
     },
+    cloudgwNamespace: (cloudgw) => `${name}-${cloudgw}`,
+    frrDir: (member) => join(runDir, `frr-${member}`),
     nodeDir: (node) => join(runDir, node),
     nodeNamespace: (node) => `${name}-${node}`,
     vmNamespace: (vm) => `${name}-vm-${vm}`,

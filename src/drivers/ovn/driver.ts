@@ -144,6 +144,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       randomMac: randomMacFrom(this.options.baseMac),
       router: {
         macBindingAgeThreshold: this.options.ovn.mac_binding_age_threshold,
+        distributedFloatingIps: this.options.ovn.enable_distributed_floating_ip,
         metadataEnabled: this.options.ovn.metadata_enabled,
       },
       scheduleGateway: (router, external, current) => this.gateways.schedule(router, external, current),

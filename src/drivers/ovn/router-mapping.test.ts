@@ -232,6 +232,23 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, HA chassi
     );
   });
 
+  it("enable_distributed_floating_ip: external_mac is the fixed port's MAC, as ML2/OVN writes it", () => {
+    const macs = new Map([[fip.port_id!, 'fa:16:3e:00:00:99']]);
+    const distributed = routerRows(
+      router(),
+      { ...context, floatingIpPortMacs: macs },
+      {
+        ...options,
+        distributedFloatingIps: true,
+      },
+    ).nats.find((n) => n.type === 'dnat_and_snat')!;
+    assert.equal(distributed.external_mac, 'fa:16:3e:00:00:99');
+    assert.equal(distributed.logical_port, fip.port_id);
+    assert.equal(distributed.external_ids['neutron:fip_external_mac'], 'fa:16:3e:00:00:99');
+    const centralized = rows.nats.find((n) => n.type === 'dnat_and_snat')!;
+    assert.equal(centralized.external_mac, undefined, 'off: the column is left alone (centralized)');
+  });
+
   it('the HA chassis group: neutron-<router>, priorities 32767 downward in scheduling order', () => {
     assert.equal(rows.haGroup!.name, `neutron-${R}`);
     assert.deepEqual(rows.haGroup!.external_ids, { 'neutron:availability_zone_hints': '', 'neutron:router_id': R });

@@ -12,7 +12,9 @@
  * - `snat` from each gateway IPv4 address for each attached IPv4 subnet (the per-subnet form, which
  *   master keeps when `ovn_router_indirect_snat` is off and Zed always wrote);
  * - a `dnat_and_snat` per associated floating IP, centralised on the gateway chassis (no
- *   `external_mac`: `enable_distributed_floating_ip` is off, as in ML2/OVN's default).
+ *   `external_mac`: `enable_distributed_floating_ip` is off, as in ML2/OVN's default); with the
+ *   option on, `external_mac` is the fixed port's MAC, so the NAT happens on the chassis that binds
+ *   `logical_port` and north-south traffic leaves from there (`_create_or_update_floatingip`).
  */
 import type { FloatingIpState, NetworkState, PortState, RouterState, SubnetState } from '../host.js';
 import type { StringMap } from './mapping.js';
@@ -33,6 +35,8 @@ export function isRouterPort(port: Pick<PortState, 'device_owner'>): boolean {
 
 export interface RouterOptions {
   readonly macBindingAgeThreshold: number;
+  /** `[ovn] enable_distributed_floating_ip`. */
+  readonly distributedFloatingIps?: boolean;
 }
 
 export interface LogicalRouterSpec {
@@ -58,6 +62,8 @@ export interface NatSpec {
   readonly external_ip: string;
   readonly logical_ip: string;
   readonly logical_port: string | null;
+  /** Set for a distributed floating IP: the MAC its chassis answers with. */
+  readonly external_mac?: string | null;
   readonly options: StringMap;
   readonly external_ids: StringMap;
 }
@@ -91,6 +97,8 @@ export interface RouterContext {
   readonly networks: ReadonlyMap<string, NetworkState>;
   /** Floating IPs held through this router. */
   readonly floatingIps: readonly FloatingIpState[];
+  /** MACs of the floating IPs' fixed ports (by port id), for distributed floating IPs. */
+  readonly floatingIpPortMacs?: ReadonlyMap<string, string>;
   /** Gateway chassis, most preferred first (see `gateway-scheduler.ts`). */
   readonly gatewayChassis: readonly string[];
 }
@@ -219,18 +227,20 @@ export function routerRows(
     }
     for (const fip of context.floatingIps) {
       if (fip.router_id !== router.id || !fip.port_id || !fip.fixed_ip_address) continue;
+      const externalMac = options.distributedFloatingIps ? context.floatingIpPortMacs?.get(fip.port_id) : undefined;
       nats.push({
         type: 'dnat_and_snat',
         external_ip: fip.floating_ip_address,
         logical_ip: fip.fixed_ip_address,
         logical_port: fip.port_id,
+        ...(options.distributedFloatingIps ? { external_mac: externalMac ?? null } : {}),
         options: { stateless: 'false' },
         external_ids: {
           'neutron:fip_id': fip.id,
           'neutron:revision_number': String(fip.revision_number),
           'neutron:fip_port_id': fip.port_id,
           'neutron:router_name': logicalRouterName(router.id),
-          'neutron:fip_external_mac': '',
+          'neutron:fip_external_mac': externalMac ?? '',
           'neutron:fip_network_id': fip.floating_network_id,
         },
       });

@@ -92,6 +92,17 @@ export class DesiredState {
     const external = router.external_gateway_info ? networks.get(router.external_gateway_info.network_id) : undefined;
     const current = this.options.nbView.gatewayChassisOf(logicalRouterName(router.id));
     const gatewayChassis = router.gw_port_id ? this.options.scheduleGateway(router, external, current) : [];
-    return routerRows(router, { ports, subnets, networks, floatingIps, gatewayChassis }, this.options.router);
+    const floatingIpPortMacs = new Map<string, string>();
+    if (this.options.router.distributedFloatingIps) {
+      for (const fip of floatingIps) {
+        const port = fip.port_id ? await reader.port(fip.port_id) : undefined;
+        if (port) floatingIpPortMacs.set(port.id, port.mac_address);
+      }
+    }
+    return routerRows(
+      router,
+      { ports, subnets, networks, floatingIps, floatingIpPortMacs, gatewayChassis },
+      this.options.router,
+    );
   }
 }
