@@ -5,7 +5,10 @@
  * subnets, routers with their interfaces and gateway (and, for admins, the gateway chassis by
  * priority with the active one), ports with their status, floating IPs, and where each load
  * balancer's VIP lives: the VIP port, the amphora ports that may hold it (their allowed address
- * pairs list it), and, from the data plane, which of them holds it now and on which node.
+ * pairs list it), and, from the data plane, which of them holds it now and on which node. For
+ * admins (BGP is admin-only, as in neutron-dynamic-routing), each BGP speaker with its peers, the
+ * DR agents hosting it and its advertised routes, each with the chassis announcing it now (its
+ * router's active gateway chassis).
  */
 import type { RequestContext } from '../core/context.js';
 import { EMPTY_LIST_QUERY } from '../core/list-query.js';
@@ -38,6 +41,24 @@ export interface TopologyFeed {
     router_id: string | null;
   }[];
   load_balancer_vips: VipView[];
+  /** BGP speakers (admins only; empty for everyone else). */
+  bgp_speakers: BgpSpeakerView[];
+}
+
+export interface BgpSpeakerView {
+  id: string;
+  name: string;
+  local_as: number;
+  ip_version: number;
+  peers: { id: string; name: string; peer_ip: string; remote_as: number }[];
+  /** The DR agents (nodes' bgp-agents) hosting the speaker. */
+  dragents: { host: string; alive: boolean }[];
+  /**
+   * The advertised routes (floating IP host routes and tenant networks); `announced_from` is the
+   * chassis where the route's router has its gateway now (with distributed floating IPs the node
+   * agent announces a floating IP from its port's chassis instead: see `bgp/placement.ts`).
+   */
+  routes: { destination: string; next_hop: string; kind: string; announced_from: string | null }[];
 }
 
 export interface RouterView {
@@ -173,6 +194,49 @@ function vipsOf(ports: readonly View[]): { port: View; ip: string; holders: View
   return vips;
 }
 
+/** The speakers as an admin sees them, each route placed on the chassis that announces it now. */
+async function bgpSpeakerViews(
+  services: Services,
+  ctx: RequestContext,
+  routers: readonly RouterView[],
+): Promise<BgpSpeakerView[]> {
+  if (!ctx.isAdmin) return [];
+  const activeOf = new Map(routers.map((r) => [r.id, r.gateway_chassis?.find((c) => c.active)?.host ?? null]));
+  const [speakers, peers] = await Promise.all([
+    services.bgpSpeakers.list(ctx, list),
+    services.bgpPeers.list(ctx, list),
+  ]);
+  const peerById = new Map(peers.map((p) => [p.id as string, p]));
+  return Promise.all(
+    speakers.map(async (speaker) => {
+      const id = speaker.id as string;
+      const [routes, agents] = await Promise.all([
+        services.bgpSpeakers.routes(ctx, id),
+        services.bgpDrAgents.agentsOfSpeaker(ctx, id),
+      ]);
+      return {
+        id,
+        name: speaker.name as string,
+        local_as: Number(speaker.local_as),
+        ip_version: speaker.ip_version as number,
+        peers: (speaker.peers as string[]).flatMap((peerId) => {
+          const peer = peerById.get(peerId);
+          if (!peer) return [];
+          const { name, peer_ip, remote_as } = peer as { name: string; peer_ip: string; remote_as: number };
+          return [{ id: peerId, name, peer_ip, remote_as: Number(remote_as) }];
+        }),
+        dragents: agents.map((a) => ({ host: a.host as string, alive: a.alive === true })),
+        routes: routes.map((r) => ({
+          destination: r.destination,
+          next_hop: r.next_hop,
+          kind: r.kind,
+          announced_from: activeOf.get(r.router_id) ?? null,
+        })),
+      };
+    }),
+  );
+}
+
 export async function buildTopologyFeed(services: Services, ctx: RequestContext): Promise<TopologyFeed> {
   const [agents, networks, subnets, routers, ports, fips] = await Promise.all([
     ctx.isAdmin ? services.agents.list(ctx, {}) : Promise.resolve([]),
@@ -223,6 +287,7 @@ export async function buildTopologyFeed(services: Services, ctx: RequestContext)
       fixed_ip: (f.fixed_ip_address as string | null) ?? null,
       router_id: (f.router_id as string | null) ?? null,
     })),
+    bgp_speakers: await bgpSpeakerViews(services, ctx, routerList),
     load_balancer_vips: vipsOf(ports).map(({ port, ip, holders }) => {
       const holder = held.get(port.id as string);
       const parent = holder ? portsById.get(holder.parent) : undefined;

@@ -78,5 +78,24 @@ for (const backend of BACKENDS) {
       assert.deepEqual(other.body.load_balancer_vips, []);
       assert.deepEqual(other.body.nodes, []);
     });
+
+    it('shows BGP speakers to admins only, as neutron-dynamic-routing does', async () => {
+      const r = await api.admin.post('/v2.0/bgp-speakers', {
+        bgp_speaker: { name: 'feed-speaker', local_as: 65001, ip_version: 4 },
+      });
+      assert.equal(r.status, 201, r.text);
+      const admin = (await api.admin.get('/topology.json')).body.bgp_speakers as Json[];
+      const shown = admin.find((s) => s.id === r.body.bgp_speaker.id);
+      assert.deepEqual(shown, {
+        id: r.body.bgp_speaker.id,
+        name: 'feed-speaker',
+        local_as: 65001,
+        ip_version: 4,
+        peers: [],
+        dragents: [],
+        routes: [],
+      });
+      assert.deepEqual((await member.get('/topology.json')).body.bgp_speakers, []);
+    });
   });
 }

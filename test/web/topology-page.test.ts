@@ -102,6 +102,31 @@ describe('topology page (noauth, fake data plane)', () => {
     assert.equal(await page.locator(`${item('vip', cloud.vip.id)} [data-holder]`).count(), 1);
   });
 
+  it('draws a BGP speaker with its peer and the floating IP route it advertises', async () => {
+    const { page } = open;
+    const post = async (path: string, body: unknown) => {
+      const r = await api.admin.post(path, body);
+      assert.equal(r.status, 201, r.text);
+      return Object.values(r.body as Record<string, { id: string }>)[0]!;
+    };
+    const speaker = await post('/v2.0/bgp-speakers', {
+      bgp_speaker: { name: 'fabric', local_as: 64512, ip_version: 4 },
+    });
+    const peer = await post('/v2.0/bgp-peers', {
+      bgp_peer: { name: 'cloudgw1', peer_ip: '198.51.100.2', remote_as: 64600, auth_type: 'none' },
+    });
+    const action = (name: string, body: unknown) => api.admin.put(`/v2.0/bgp-speakers/${speaker.id}/${name}`, body);
+    assert.equal((await action('add_bgp_peer', { bgp_peer_id: peer.id })).status, 200);
+    assert.equal((await action('add_gateway_network', { network_id: cloud.external.id })).status, 200);
+    const card = item('bgp-speaker', speaker.id);
+    const route = `${card} .bgp-route[data-destination="${cloud.floatingIp.floating_ip_address}/32"]`;
+    await page.waitForSelector(route, WAIT);
+    assert.match((await page.textContent(card)) ?? '', /AS 64512/);
+    assert.match((await page.textContent(`${card} .bgp-peer`)) ?? '', /198\.51\.100\.2 AS 64600/);
+    // The next hop is the router's gateway address on the external network.
+    assert.match((await page.textContent(route)) ?? '', /via 203\.0\.113\./);
+  });
+
   it('shows a new network after an API write', async () => {
     const r = await api.admin.post('/v2.0/networks', { network: { name: 'late-net' } });
     assert.equal(r.status, 201, r.text);

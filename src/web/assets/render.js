@@ -206,6 +206,63 @@ function routerCard(view, item) {
   );
 }
 
+/** A BGP speaker: its peers, the nodes' agents hosting it, and each route with the chassis announcing it. */
+function bgpCard(speaker) {
+  return el(
+    'article',
+    {
+      class: 'card bgp',
+      'data-kind': 'bgp-speaker',
+      'data-id': speaker.id,
+      tabindex: 0,
+      'aria-label': `BGP speaker ${labelOf(speaker.name, speaker.id)}`,
+    },
+    el(
+      'header',
+      {},
+      el('h3', { class: 'label', text: labelOf(speaker.name, speaker.id) }),
+      el('span', { class: 'badge', text: `AS ${speaker.local_as}` }),
+      el('span', { class: 'badge', text: `IPv${speaker.ip_version}` }),
+    ),
+    el(
+      'ul',
+      { class: 'plain', 'aria-label': 'peers' },
+      ...speaker.peers.map((p) =>
+        el('li', {
+          class: 'bgp-peer',
+          'data-id': p.id,
+          text: `peer ${p.peer_ip} AS ${p.remote_as} (${labelOf(p.name, p.id)})`,
+        }),
+      ),
+    ),
+    el(
+      'ul',
+      { class: 'plain', 'aria-label': 'agents hosting the speaker' },
+      ...speaker.dragents.map((a) =>
+        el(
+          'li',
+          { class: `bgp-agent st-${a.alive ? 'active' : 'dead'}`, 'data-host': a.host },
+          el('i', { class: 'dot' }),
+          `agent on ${a.host}`,
+        ),
+      ),
+    ),
+    el(
+      'ul',
+      { class: 'plain', 'aria-label': 'advertised routes' },
+      ...speaker.routes.map((r) =>
+        el(
+          'li',
+          { class: 'bgp-route', 'data-destination': r.destination, 'data-announced-from': r.announced_from ?? '' },
+          el('span', { class: 'addr', text: r.destination }),
+          ` via ${r.next_hop}`,
+          r.announced_from ? el('span', { class: 'host', text: `@${r.announced_from}` }) : null,
+        ),
+      ),
+    ),
+  );
+}
+
 function nodeItem(node) {
   const status = node.alive ? 'active' : 'dead';
   return el(
@@ -234,6 +291,7 @@ function fill(band, items) {
 export function render(root, view) {
   const admin = view.admin;
   fill(root.querySelector('#band-nodes'), view.nodes.map(nodeItem));
+  fill(root.querySelector('#band-bgp'), view.bgp.map(bgpCard));
   fill(
     root.querySelector('#band-external'),
     view.external.map((n) => networkCard(view, n, admin)),

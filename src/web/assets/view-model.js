@@ -146,6 +146,7 @@ export function buildView(feed, state) {
   return {
     admin: feed.nodes.length > 0 || feed.routers.some((r) => r.gateway_chassis),
     nodes: [...feed.nodes].sort((a, b) => a.host.localeCompare(b.host)),
+    bgp: feed.bgp_speakers ?? [],
     external: networks.filter((n) => n.external).map(drawNetwork),
     networks: networks.filter((n) => !n.external).map(drawNetwork),
     routers: routers.map((r) => ({
