@@ -36,15 +36,16 @@ describe('real octavia-health-manager on the rendered management-network config'
   const key = generateHeartbeatKey();
   const mgmtNetworkId = randomUUID();
   const amphoraSecurityGroupId = randomUUID();
-  const fragment = (port: number) =>
+  const hm1 = { node: 'hm1', addresses: ['127.0.0.1'] };
+  const fragment = (port: number, controllers = [hm1]) =>
     renderIni(
       octaviaOptions({
-        controllers: [{ node: 'hm1', addresses: ['127.0.0.1'] }],
+        controllers,
         bindPort: port,
         mgmtNetworkId,
         amphoraSecurityGroupId,
       }),
-      { node: 'hm1', addresses: ['127.0.0.1'] },
+      hm1,
       key,
     );
   const keystone = useKeystone();
@@ -116,5 +117,19 @@ describe('real octavia-health-manager on the rendered management-network config'
       socket.close();
       await db.end();
     }
+  });
+
+  it('a controller joins: the re-rendered list reaches the running health manager on SIGHUP', async () => {
+    const port = octavia.healthManagerPort;
+    octavia.reload('octavia-health-manager', fragment(port, [hm1, { node: 'hm2', addresses: ['127.0.0.2'] }]));
+    const changed = `Option health_manager.controller_ip_port_list changed from [127.0.0.1:${port}] to [127.0.0.1:${port}, 127.0.0.2:${port}]`;
+    // The parent mutates its config and passes the SIGHUP on to the listener and the checker.
+    await eventually(() =>
+      assert.ok(
+        octavia.log('octavia-health-manager').split(changed).length - 1 >= 2,
+        `the parent and its listener reloaded:\n${octavia.log('octavia-health-manager').slice(-3000)}`,
+      ),
+    );
+    assert.ok(octavia.running().includes('octavia-health-manager'), 'still running, not restarted');
   });
 });
