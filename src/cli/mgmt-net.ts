@@ -118,7 +118,6 @@ function describeStatus(status: MgmtNetStatus): string {
     `  [health_manager] controller_ip_port_list = ${o.health_manager.controller_ip_port_list.join(', ')}`,
     `  [controller_worker] amp_boot_network_list = ${o.controller_worker.amp_boot_network_list.join(', ')}`,
     `  [controller_worker] amp_secgroup_list = ${o.controller_worker.amp_secgroup_list.join(', ')}`,
-    `  [networking] denylist_vip_networks = ${o.networking.denylist_vip_networks.join(', ')}`,
   );
   return lines.join('\n');
 }

@@ -45,7 +45,6 @@ describe('mgmt-net Octavia options', () => {
       bindPort: 5555,
       mgmtNetworkId: 'net-1',
       amphoraSecurityGroupId: 'sg-1',
-      denylist: ['net-1', undefined, 'net-0'],
     });
     const ini = renderIni(options, controllers[1]!, 'k'.repeat(64));
     assert.match(ini, /^\[health_manager\]$/m);
@@ -57,7 +56,8 @@ describe('mgmt-net Octavia options', () => {
     assert.match(ini, /^heartbeat_key = k{64}$/m);
     assert.match(ini, /^amp_boot_network_list = net-1$/m);
     assert.match(ini, /^amp_secgroup_list = sg-1$/m);
-    assert.match(ini, /^denylist_vip_networks = net-0, net-1$/m);
+    // Octavia has no VIP deny-list; an unknown key would be ignored silently, so none is rendered
+    assert.doesNotMatch(ini, /denylist|\[networking\]/);
     assert.equal(bindIp(['172.24.0.20', 'fd00::20']), '::');
     const map = renderConfigMap({ name: 'lb-mgmt', namespace: 'openstack', options, controllers });
     assert.deepEqual(Object.keys(map.data).sort(), ['a.conf', 'b.conf', 'c.conf', 'controller_ip_port_list', 'd.conf']);

@@ -5,6 +5,10 @@
  * - `controller_ip_port_list` is sorted by address (IPv4 before IPv6, numerically) so that it is
  *   the same on every node and every pass: amphorae rotate through it, and a reordering would look
  *   like a change and restart health managers for nothing. IPv6 entries are bracketed.
+ * - No `[networking]` section: Octavia has no VIP deny-list (`denylist_vip_networks` does not exist
+ *   and oslo.config would ignore it silently), and its `valid_vip_networks` is an allow-list of the
+ *   tenants' VIP networks, which are not ours to name. What keeps users off lb-mgmt-net is that it
+ *   belongs to the service project and is not shared.
  * - `heartbeat_key` is generated (32 random bytes, hex), kept where it survives (a 0600 file next to
  *   the spec, or a Secret), rotatable, and never part of a status, a log or the ConfigMap.
  */
@@ -20,9 +24,6 @@ export interface OctaviaOptions {
   readonly controller_worker: {
     readonly amp_boot_network_list: readonly string[];
     readonly amp_secgroup_list: readonly string[];
-  };
-  readonly networking: {
-    readonly denylist_vip_networks: readonly string[];
   };
 }
 
@@ -70,8 +71,6 @@ export function octaviaOptions(input: {
   bindPort: number;
   mgmtNetworkId: string | undefined;
   amphoraSecurityGroupId: string | undefined;
-  /** Networks no VIP may be created on: the management network (and the provider one of link-router). */
-  denylist: readonly (string | undefined)[];
 }): OctaviaOptions {
   return {
     health_manager: {
@@ -81,9 +80,6 @@ export function octaviaOptions(input: {
     controller_worker: {
       amp_boot_network_list: input.mgmtNetworkId ? [input.mgmtNetworkId] : [],
       amp_secgroup_list: input.amphoraSecurityGroupId ? [input.amphoraSecurityGroupId] : [],
-    },
-    networking: {
-      denylist_vip_networks: [...new Set(input.denylist.filter((id): id is string => !!id))].sort(),
     },
   };
 }
@@ -108,9 +104,6 @@ export function renderIni(options: OctaviaOptions, node: ControllerAddress, hear
     '[controller_worker]',
     `amp_boot_network_list = ${list(options.controller_worker.amp_boot_network_list)}`,
     `amp_secgroup_list = ${list(options.controller_worker.amp_secgroup_list)}`,
-    '',
-    '[networking]',
-    `denylist_vip_networks = ${list(options.networking.denylist_vip_networks)}`,
     '',
   ].join('\n');
 }

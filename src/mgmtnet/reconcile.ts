@@ -155,7 +155,6 @@ function octaviaFor(spec: MgmtNetSpec, nodes: readonly NodeReport[], ids: MgmtNe
     bindPort: spec.spec.securityGroups.healthManagerPort,
     mgmtNetworkId: ids.network,
     amphoraSecurityGroupId: ids.amphoraSecurityGroup,
-    denylist: [ids.network, ids.providerNetwork],
   });
 }
 

@@ -77,7 +77,8 @@ describe('mgmt-net per-node-ports (octonet)', () => {
     ]);
     assert.deepEqual(report.octavia.controller_worker.amp_boot_network_list, [nets[0].id]);
     assert.deepEqual(report.octavia.controller_worker.amp_secgroup_list, [amphora.id]);
-    assert.deepEqual(report.octavia.networking.denylist_vip_networks, [nets[0].id]);
+    // what keeps tenants' VIPs off lb-mgmt-net (Octavia has no deny-list): it is not shared
+    assert.equal(nets[0].shared, false);
     const addresses = ports.map((p: Json) => p.fixed_ips[0].ip_address);
     assert.deepEqual(
       [...report.octavia.health_manager.controller_ip_port_list].sort(),

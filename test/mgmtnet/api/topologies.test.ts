@@ -80,7 +80,7 @@ describe('mgmt-net link-router and provider (octonet)', () => {
       ],
     );
     assert.ok(report.nodes.every((n) => n.fixedIps.length === 1 && n.fixedIps[0]!.startsWith('192.168.240.')));
-    assert.deepEqual([...report.octavia.networking.denylist_vip_networks].sort(), [provider.id, tenant.id].sort());
+    assert.deepEqual([tenant.shared, provider.shared], [false, false]);
     assert.deepEqual(report.octavia.controller_worker.amp_boot_network_list, [tenant.id]);
     assert.equal(report.status.conditions.find((c) => c.type === 'RouterReady')?.status, 'True');
 
