@@ -146,7 +146,12 @@ describe('octonet on the lab: routers and floating IPs', { skip: notRoot }, () =
       'no-SNAT ping',
     );
     assert.equal(await sourceSeenOutside(vm('left')), ipOf(ports.left));
-    await assertPing(lab(), outside(), ipOf(ports.left));
+    // The route back: one answered ping proves it. (Three in a row once lost two on a CI machine
+    // loaded by the Nova and browser suites beside it: the userspace datapath, not the routing.)
+    await pollUntil(
+      async () => (await lab().exec([...outside(), 'ping', '-c', '1', '-W', '1', ipOf(ports.left)])).code === 0,
+      'no-SNAT ping back to the VM',
+    );
   });
 
   it('the link-router pattern: provider ↔ tenant through a router without SNAT, host route back', async () => {
