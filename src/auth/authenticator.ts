@@ -48,7 +48,7 @@ export function createAuthenticator(config: Config, logger: Logger): Authenticat
   }
   const k = config.keystone;
   // The schema makes these required with auth: keystone; the check narrows the types.
-  if (!k.url || !k.user || !k.password_file || !k.project) {
+  if (!k.url || !k.user || (!k.password_file && !k.password) || !k.project) {
     throw new ConfigError(
       'auth: keystone needs keystone.url, keystone.user, keystone.password_file and keystone.project',
     );
@@ -57,7 +57,7 @@ export function createAuthenticator(config: Config, logger: Logger): Authenticat
     client: new KeystoneClient(k.url, k.timeout * 1000),
     credentials: {
       user: k.user,
-      password: readPasswordFile(k.password_file),
+      password: k.password ?? readPasswordFile(k.password_file!),
       userDomain: k.user_domain,
       project: k.project,
       projectDomain: k.project_domain,

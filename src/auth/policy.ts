@@ -11,10 +11,85 @@ import type { Authorizer, PolicyTarget } from '../core/authorizer.js';
 import type { RequestContext } from '../core/context.js';
 import { HTTPNotFound, PolicyNotAuthorized } from '../core/errors.js';
 import { isPlainObject, jsonEqual } from '../core/validators.js';
+import { BASE_RULES, type PolicyRuleSet } from './policy-file.js';
+import { evaluatePolicy, type PolicyEvaluation } from './policy-language.js';
 import { DEFAULT, POLICY_RULES, type Check } from './policy-rules.js';
 
-function ruleFor(name: string): Check {
-  return POLICY_RULES[name] ?? DEFAULT;
+/** Where operator overrides come from (`policy-file.ts`); read on every check, so a reload applies at once. */
+export interface PolicyOverrideSource {
+  rules(): PolicyRuleSet;
+}
+
+/** A `rule:` chain deeper than this is a loop (`a: rule:b`, `b: rule:a`) and denies. */
+const MAX_RULE_DEPTH = 32;
+
+/** oslo's credentials: what a GenericCheck's left side (`project_id:`, `user_id:`, ...) reads. */
+function credentialsOf(ctx: RequestContext): PolicyEvaluation['creds'] {
+  return {
+    roles: ctx.roles,
+    project_id: ctx.projectId,
+    tenant_id: ctx.projectId,
+    user_id: ctx.userId,
+    project_name: ctx.projectName,
+    is_admin: ctx.isAdmin,
+  };
+}
+
+/** Neutron's targets carry `tenant_id` beside `project_id` (and `network:tenant_id` ...); octonet's the latter only. */
+function withTenantAliases(target: PolicyTarget): PolicyTarget {
+  const aliased: Record<string, unknown> = { ...target };
+  for (const [key, value] of Object.entries(target)) {
+    if (!key.endsWith('project_id')) continue;
+    const alias = key.slice(0, -'project_id'.length) + 'tenant_id';
+    if (!(alias in aliased)) aliased[alias] = value;
+  }
+  return aliased;
+}
+
+/**
+ * The check a rule name stands for: the operator's override when there is one, else octonet's
+ * default, else (for `rule:` references) Neutron's base rules; a name nothing defines is checked
+ * against the `default` rule at the top level and denies as a reference, as in oslo.policy.
+ */
+function createRuleResolver(overrides: PolicyOverrideSource | undefined): {
+  ruleFor(name: string): Check;
+  overridden(name: string): boolean;
+} {
+  const evaluateNamed = (
+    rules: PolicyRuleSet | undefined,
+    name: string,
+    ctx: RequestContext,
+    target: PolicyTarget,
+    depth: number,
+  ): boolean => {
+    if (depth > MAX_RULE_DEPTH) return false;
+    const override = rules?.get(name);
+    const builtin = POLICY_RULES[name];
+    if (!override && builtin) return builtin(ctx, target);
+    const node = override ?? BASE_RULES.get(name);
+    if (!node) return false;
+    return evaluatePolicy(node, {
+      creds: credentialsOf(ctx),
+      target: withTenantAliases(target),
+      rule: (other) => evaluateNamed(rules, other, ctx, target, depth + 1),
+    });
+  };
+  return {
+    ruleFor(name: string): Check {
+      return (ctx, target) => {
+        const rules = overrides?.rules();
+        if (rules?.has(name) || POLICY_RULES[name]) return evaluateNamed(rules, name, ctx, target, 0);
+        if (rules?.has('default')) return evaluateNamed(rules, 'default', ctx, target, 0);
+        return DEFAULT(ctx, target);
+      };
+    },
+    overridden: (name) => overrides?.rules().has(name) ?? false,
+  };
+}
+
+/** Whether octonet itself defines a rule of that name (for warnings about references to nothing). */
+export function isKnownRule(name: string): boolean {
+  return name in POLICY_RULES || BASE_RULES.has(name);
 }
 
 /** A node of the rule tree, printed as oslo.policy prints it. */
@@ -22,10 +97,6 @@ type RuleTree = { rule: string } | { and: RuleTree[] };
 
 function printTree(tree: RuleTree): string {
   return 'rule' in tree ? `rule:${tree.rule}` : `(${tree.and.map(printTree).join(' and ')})`;
-}
-
-function evaluate(tree: RuleTree, ctx: RequestContext, target: PolicyTarget): boolean {
-  return 'rule' in tree ? ruleFor(tree.rule)(ctx, target) : tree.and.every((t) => evaluate(t, ctx, target));
 }
 
 /**
@@ -72,7 +143,7 @@ function explicitOnCreate(_name: string, attr: AttributeSpec, value: unknown): b
   return !('default' in attr) || !jsonEqual(value, attr.default);
 }
 
-export function createPolicyAuthorizer(): Authorizer & {
+export function createPolicyAuthorizer(overrides?: PolicyOverrideSource): Authorizer & {
   readableAttributes(
     ctx: RequestContext,
     resource: string,
@@ -80,6 +151,9 @@ export function createPolicyAuthorizer(): Authorizer & {
     attributes: readonly string[],
   ): Set<string>;
 } {
+  const { ruleFor, overridden } = createRuleResolver(overrides);
+  const evaluate = (tree: RuleTree, ctx: RequestContext, target: PolicyTarget): boolean =>
+    'rule' in tree ? ruleFor(tree.rule)(ctx, target) : tree.and.every((t) => evaluate(t, ctx, target));
   const deny = (tree: RuleTree) => PolicyNotAuthorized({ rule: printTree(tree) });
 
   const authorizer = {
@@ -120,8 +194,8 @@ export function createPolicyAuthorizer(): Authorizer & {
     readableAttributes(ctx: RequestContext, resource: string, sample: PolicyTarget, attributes: readonly string[]) {
       const readable = new Set<string>();
       for (const name of attributes) {
-        const rule = POLICY_RULES[`get_${resource}:${name}`];
-        if (!rule || rule(ctx, sample)) readable.add(name);
+        const rule = `get_${resource}:${name}`;
+        if ((!POLICY_RULES[rule] && !overridden(rule)) || ruleFor(rule)(ctx, sample)) readable.add(name);
       }
       return readable;
     },

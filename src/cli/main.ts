@@ -12,7 +12,10 @@ import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
 import { registerOperatorCommand } from './operator.js';
-import { createLogger, startServer } from './serve.js';
+import { createLogger, logNeutronConfig, readNeutronConfig, startServer } from './serve.js';
+
+/** Commander's way to take a flag more than once. */
+const repeatable = (value: string, previous: string[] = []) => [...previous, value];
 
 function onSignals(stop: () => Promise<void>): void {
   let stopping = false;
@@ -33,6 +36,17 @@ program
   .command('serve')
   .description('serve the OpenStack Networking v2.0 API')
   .option('--config <file>', 'YAML configuration file (default: $OCTONET_CONFIG)')
+  .option(
+    '--config-file <file>',
+    'a Neutron INI file (neutron.conf, ml2_conf.ini); repeatable, later ones win',
+    repeatable,
+  )
+  .option(
+    '--config-dir <dir>',
+    'a directory of Neutron INI files (*.conf, sorted), read after the files; repeatable',
+    repeatable,
+  )
+  .option('--policy-file <file>', 'oslo.policy overrides (policy.yaml); default: [oslo_policy] policy_file')
   .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:9696)')
   .option('--database <url>', 'sqlite:PATH or postgres://user:password@host:port/db (default: sqlite in the state dir)')
   .option('--state-dir <dir>', 'directory for octonet state (default /var/lib/octonet as root)')
@@ -50,10 +64,18 @@ program
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
   .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
   .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
-  .action(async (options: Record<string, string | boolean | undefined>) => {
+  .action(async (options: Record<string, string | string[] | boolean | undefined>) => {
+    const neutronFiles = (options.configFile as string[] | undefined) ?? [];
+    const neutronDirs = (options.configDir as string[] | undefined) ?? [];
+    const neutron =
+      neutronFiles.length || neutronDirs.length ? readNeutronConfig(neutronFiles, neutronDirs) : undefined;
+    const yamlOverridden: string[] = [];
     const config = loadConfig({
       file: options.config as string | undefined,
+      neutron: neutron?.values,
+      onYamlOverridden: (key) => yamlOverridden.push(key),
       overrides: {
+        policy_file: options.policyFile,
         listen: options.listen,
         database: options.database,
         state_dir: options.stateDir,
@@ -72,6 +94,7 @@ program
       },
     });
     const logger = createLogger(config);
+    if (neutron) logNeutronConfig(logger, neutron, yamlOverridden);
     const server = await startServer(config, logger);
     onSignals(async () => {
       logger.info('stopping');

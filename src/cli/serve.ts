@@ -4,7 +4,10 @@
  */
 import { pino, type Logger } from 'pino';
 import { ConfigError, parseListen, type Config } from '../config/config.js';
-import { createPolicyAuthorizer } from '../auth/policy.js';
+import { createPolicyAuthorizer, isKnownRule } from '../auth/policy.js';
+import { PolicyFile } from '../auth/policy-file.js';
+import { mapNeutronConfig, type NeutronConfigMapping } from '../config/neutron-conf.js';
+import { loadOsloConfig } from '../config/oslo-ini.js';
 import { createApiServer } from '../api/server.js';
 import { createServices, type Services } from '../core/services.js';
 import { createDriverHost } from '../core/driver-host.js';
@@ -47,6 +50,24 @@ async function createDataPlaneDrivers(config: Config, logger: Logger, metrics: R
       registry: metrics,
     }),
   ];
+}
+
+/** Neutron's `--config-file`s and `--config-dir`s as octonet config values, with what they set that octonet ignores. */
+export function readNeutronConfig(files: readonly string[], dirs: readonly string[]): NeutronConfigMapping {
+  return mapNeutronConfig(loadOsloConfig({ files, dirs }));
+}
+
+/** Says once, at start, what of the Neutron files octonet does not follow, and what the YAML lost to them. */
+export function logNeutronConfig(
+  logger: Logger,
+  mapping: NeutronConfigMapping,
+  yamlOverridden: readonly string[],
+): void {
+  if (mapping.ignored.length)
+    logger.warn({ options: mapping.ignored }, `Neutron options octonet ignores: ${mapping.ignored.join(', ')}`);
+  for (const warning of mapping.warnings) logger.warn(warning);
+  if (yamlOverridden.length)
+    logger.warn({ keys: yamlOverridden }, 'set in both the YAML config and the Neutron files; the Neutron value wins');
 }
 
 export function createLogger(config: Pick<Config, 'log_level'>): Logger {
@@ -150,7 +171,11 @@ export async function startServer(
       logger.debug({ err: error.message }, 'database dropped a connection; the pool replaces it'),
     events: databaseEvents(logger, metrics),
   });
-  const authorizer = createPolicyAuthorizer();
+  const authorizer = createPolicyAuthorizer(
+    config.policy_file === undefined
+      ? undefined
+      : new PolicyFile(config.policy_file, logger.child({ component: 'policy' }), isKnownRule),
+  );
   let drivers: MechanismDriver[] = [];
   let services: Services;
   let app;

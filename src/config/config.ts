@@ -140,6 +140,8 @@ const keystoneSchema = z
     user: z.string().min(1).optional(),
     /** A file holding the service user's password (its trailing newline is ignored). */
     password_file: z.string().min(1).optional(),
+    /** The password itself, as `[keystone_authtoken] password` gives it; `password_file` keeps it out of the YAML. */
+    password: z.string().min(1).optional(),
     /** The project the service token is scoped to (`project_name`), usually `service`. */
     project: z.string().min(1).optional(),
     /** ID of the service user's domain (`user_domain_id`). */
@@ -169,6 +171,8 @@ const novaSchema = z
     username: z.string().min(1).default('nova'),
     /** A file holding that user's password (its trailing newline is ignored). */
     password_file: z.string().min(1).optional(),
+    /** The password itself, as Neutron's `[nova] password` gives it. */
+    password: z.string().min(1).optional(),
     /** The project its token is scoped to (`project_name`). */
     project_name: z.string().min(1).default('service'),
     /** Name of the user's domain (`user_domain_name`). */
@@ -254,14 +258,17 @@ export const configSchema = z
     ovn: ovnSchema.default(ovnSchema.parse({})),
     /** Events to Nova; off without `nova.auth_url`. */
     nova: novaSchema.default(novaSchema.parse({})),
+    /** A `policy.yaml` of oslo.policy rules over octonet's defaults (Neutron's `[oslo_policy] policy_file`); re-read when it changes. */
+    policy_file: z.string().min(1).optional(),
   })
   .strict()
   .superRefine((config, issues) => {
-    if (config.nova.auth_url !== undefined && config.nova.password_file === undefined) {
+    if (config.nova.auth_url !== undefined && config.nova.password_file === undefined && !config.nova.password) {
       issues.addIssue({ code: 'custom', path: ['nova', 'password_file'], message: 'required with nova.auth_url' });
     }
     if (config.auth !== 'keystone') return;
     for (const key of ['url', 'user', 'password_file', 'project'] as const) {
+      if (key === 'password_file' && config.keystone.password) continue;
       if (config.keystone[key] === undefined) {
         issues.addIssue({ code: 'custom', path: ['keystone', key], message: 'required with auth: keystone' });
       }
@@ -289,8 +296,32 @@ export interface ConfigSources {
   /** A YAML file; `OCTONET_CONFIG` when not given. */
   file?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Values from Neutron's INI files (`neutron-conf.ts`), in config-key form: over the YAML file's
+   * (sections merge key by key), under the environment and flags.
+   */
+  neutron?: Record<string, unknown>;
+  /** Told each `section.key` that both the YAML file and the Neutron files set (the Neutron value wins). */
+  onYamlOverridden?: (key: string) => void;
   /** Values from command-line flags, already in config-key form; objects merge into the file's sections. */
   overrides?: Record<string, unknown>;
+}
+
+/** Lays `layer` over `raw`: sections merge key by key; returns the keys both set. */
+function mergeLayer(raw: Record<string, unknown>, layer: Record<string, unknown>): string[] {
+  const both: string[] = [];
+  for (const [key, value] of Object.entries(layer)) {
+    if (value === undefined) continue;
+    if (isPlainObject(value) && isPlainObject(raw[key])) {
+      const section = raw[key] as Record<string, unknown>;
+      for (const sub of Object.keys(value)) if (sub in section) both.push(`${key}.${sub}`);
+      raw[key] = { ...section, ...value };
+    } else {
+      if (key in raw) both.push(key);
+      raw[key] = value;
+    }
+  }
+  return both;
 }
 
 export function loadConfig(sources: ConfigSources = {}): Config {
@@ -306,6 +337,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
     }
   }
+  if (sources.neutron) for (const key of mergeLayer(raw, sources.neutron)) sources.onYamlOverridden?.(key);
   for (const key of ENV_KEYS) {
     const value = env[`OCTONET_${key.toUpperCase()}`];
     if (value !== undefined && value !== '') raw[key] = value;

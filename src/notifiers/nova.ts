@@ -267,9 +267,9 @@ export async function createNovaNotifier(
   logger: Logger,
   registry: Registry,
 ): Promise<NovaNotifier | undefined> {
-  const { auth_url: authUrl, password_file: passwordFile } = config;
-  if (authUrl === undefined || passwordFile === undefined) return undefined;
+  const { auth_url: authUrl, password_file: passwordFile, password } = config;
+  if (authUrl === undefined || (passwordFile === undefined && !password)) return undefined;
   const { NovaClient, readPasswordFile } = await import('./nova-client.js');
-  const sink = new NovaClient({ ...config, auth_url: authUrl }, readPasswordFile(passwordFile));
+  const sink = new NovaClient({ ...config, auth_url: authUrl }, password ?? readPasswordFile(passwordFile!));
   return new NovaNotifier({ config, sink, logger: logger.child({ component: 'nova-notifier' }), registry });
 }
