@@ -51,7 +51,9 @@ export function parseOsloIni(text: string, filename: string): ParsedFile {
     key = undefined;
     value = [];
   };
-  for (const raw of text.split(/\r?\n/)) {
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop(); // the final newline ends the last line, it adds none
+  for (const raw of lines) {
     lineno++;
     const line = raw.trimEnd();
     if (!line) {
