@@ -158,6 +158,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   const { host, port } = parseListen(config.listen);
   checkNoauthExposure(config, host, logger);
+  // Before the store opens: a policy file that does not parse stops the start with nothing to close.
+  const authorizer = createPolicyAuthorizer(
+    config.policy_file === undefined
+      ? undefined
+      : new PolicyFile(config.policy_file, logger.child({ component: 'policy' }), isKnownRule),
+  );
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
   const store = await openStore(config.database, {
@@ -171,11 +177,6 @@ export async function startServer(
       logger.debug({ err: error.message }, 'database dropped a connection; the pool replaces it'),
     events: databaseEvents(logger, metrics),
   });
-  const authorizer = createPolicyAuthorizer(
-    config.policy_file === undefined
-      ? undefined
-      : new PolicyFile(config.policy_file, logger.child({ component: 'policy' }), isKnownRule),
-  );
   let drivers: MechanismDriver[] = [];
   let services: Services;
   let app;
