@@ -94,7 +94,10 @@ describe('policy files', () => {
   });
 
   it('names the rule whose check does not parse, and refuses what is not a mapping of strings', () => {
-    assert.throws(() => parsePolicyText('create_port: "role:admin or"\n', 'p.yaml'), /p\.yaml: rule "create_port": cannot parse/);
+    assert.throws(
+      () => parsePolicyText('create_port: "role:admin or"\n', 'p.yaml'),
+      /p\.yaml: rule "create_port": cannot parse/,
+    );
     assert.throws(() => parsePolicyText('create_port: [a]\n', 'p.yaml'), /rule "create_port": expected a check string/);
     assert.throws(() => parsePolicyText('- a\n', 'p.yaml'), /expected a mapping/);
     assert.throws(() => parsePolicyText('a: "x\n', 'p.yaml'), /not YAML or JSON/);

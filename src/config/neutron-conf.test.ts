@@ -162,10 +162,16 @@ describe('Neutron config mapping', () => {
   it('reads Neutron database URLs and refuses MySQL for now', () => {
     assert.equal(databaseUrlFromSqlAlchemy('postgresql://u:p@h/db'), 'postgresql://u:p@h/db');
     assert.equal(databaseUrlFromSqlAlchemy('postgresql+psycopg2://u:p@h/db'), 'postgresql://u:p@h/db');
-    assert.equal(databaseUrlFromSqlAlchemy('sqlite:////var/lib/neutron/neutron.db'), 'sqlite:/var/lib/neutron/neutron.db');
+    assert.equal(
+      databaseUrlFromSqlAlchemy('sqlite:////var/lib/neutron/neutron.db'),
+      'sqlite:/var/lib/neutron/neutron.db',
+    );
     assert.equal(databaseUrlFromSqlAlchemy('sqlite:///neutron.db'), 'sqlite:neutron.db');
     assert.throws(() => databaseUrlFromSqlAlchemy('sqlite://'), /in-memory/);
-    assert.throws(() => databaseUrlFromSqlAlchemy('mysql+pymysql://n:p@db/neutron'), /mysql\+pymysql:\/\/ .*not yet supported/);
+    assert.throws(
+      () => databaseUrlFromSqlAlchemy('mysql+pymysql://n:p@db/neutron'),
+      /mysql\+pymysql:\/\/ .*not yet supported/,
+    );
     assert.throws(() => databaseUrlFromSqlAlchemy('oracle://x'), /unsupported database URL scheme "oracle"/);
   });
 

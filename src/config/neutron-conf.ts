@@ -259,14 +259,17 @@ function mapPolicy(r: Reader, values: Record<string, unknown>): void {
 export function mapNeutronConfig(conf: OsloConfig): NeutronConfigMapping {
   const r = new Reader(conf);
   const values: Record<string, unknown> = {};
-  mapDefault(r, values);
-  mapDatabase(r, values);
-  mapKeystone(r, values);
-  mapNova(r, values);
-  mapMl2(r, values);
-  mapOvn(r, values);
-  mapQuotas(r, values);
-  mapPolicy(r, values);
+  // Every refusal at once, the ML2 ones first: an operator fixes the files in one go.
+  const refusals: string[] = [];
+  for (const map of [mapMl2, mapDefault, mapDatabase, mapKeystone, mapNova, mapOvn, mapQuotas, mapPolicy]) {
+    try {
+      map(r, values);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      refusals.push(error.message);
+    }
+  }
+  if (refusals.length) throw new ConfigError(refusals.join('\n'));
   const ignored = conf
     .optionNames()
     .filter((n) => !r.used.has(n))

@@ -98,7 +98,10 @@ describe('oslo layering', () => {
     file('d/policy.yaml', '{}');
     file('e/policy.yaml', '{}');
     const e = file('e/neutron.conf', '[DEFAULT]\n');
-    assert.equal(loadOsloConfig({ files: [e], dirs: [join(dir, 'd')] }).findFile('policy.yaml'), join(dir, 'd/policy.yaml'));
+    assert.equal(
+      loadOsloConfig({ files: [e], dirs: [join(dir, 'd')] }).findFile('policy.yaml'),
+      join(dir, 'd/policy.yaml'),
+    );
     assert.equal(loadOsloConfig({ files: [e] }).findFile('policy.yaml'), join(dir, 'e/policy.yaml'));
     assert.equal(loadOsloConfig({ files: [e] }).findFile('absent.yaml'), undefined);
   });
