@@ -140,7 +140,7 @@ const keystoneSchema = z
     user: z.string().min(1).optional(),
     /** A file holding the service user's password (its trailing newline is ignored). */
     password_file: z.string().min(1).optional(),
-    /** The password itself, as `[keystone_authtoken] password` gives it; `password_file` keeps it out of the YAML. */
+    /** Only from Neutron's files (`[keystone_authtoken] password`); the YAML must use `password_file`. */
     password: z.string().min(1).optional(),
     /** The project the service token is scoped to (`project_name`), usually `service`. */
     project: z.string().min(1).optional(),
@@ -171,7 +171,7 @@ const novaSchema = z
     username: z.string().min(1).default('nova'),
     /** A file holding that user's password (its trailing newline is ignored). */
     password_file: z.string().min(1).optional(),
-    /** The password itself, as Neutron's `[nova] password` gives it. */
+    /** Only from Neutron's files (`[nova] password`); the YAML must use `password_file`. */
     password: z.string().min(1).optional(),
     /** The project its token is scoped to (`project_name`). */
     project_name: z.string().min(1).default('service'),
@@ -337,6 +337,11 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
     }
   }
+  for (const section of ['keystone', 'nova'])
+    if (isPlainObject(raw[section]) && 'password' in raw[section])
+      throw new ConfigError(
+        `${section}.password: give the password in a file (${section}.password_file), not in the config`,
+      );
   if (sources.neutron) for (const key of mergeLayer(raw, sources.neutron)) sources.onYamlOverridden?.(key);
   for (const key of ENV_KEYS) {
     const value = env[`OCTONET_${key.toUpperCase()}`];

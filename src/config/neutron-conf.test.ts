@@ -219,5 +219,8 @@ describe('Neutron config mapping', () => {
     const config = loadConfig({ env: {}, neutron: values });
     assert.equal(config.auth, 'keystone');
     assert.equal(config.keystone.password, 's3cret');
+    const yaml = join(dir, 'with-password.yaml');
+    writeFileSync(yaml, 'keystone:\n  password: inline\n');
+    assert.throws(() => loadConfig({ file: yaml, env: {} }), /keystone\.password: give the password in a file/);
   });
 });
