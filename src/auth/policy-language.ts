@@ -94,22 +94,17 @@ export function parsePolicyRule(rule: string): PolicyNode {
     if (typeof token === 'string') return fail(`"${token}" where a check is expected`);
     return parseCheck(token.check);
   };
-  const and = (): PolicyNode => {
-    const checks = [unary()];
-    while (peek() === 'and') {
+  /** `operand (op operand)*`, flattened into one node. */
+  const chain = (op: 'and' | 'or', operand: () => PolicyNode): PolicyNode => {
+    const checks = [operand()];
+    while (peek() === op) {
       at++;
-      checks.push(unary());
+      checks.push(operand());
     }
-    return checks.length === 1 ? checks[0]! : { kind: 'and', checks };
+    return checks.length === 1 ? checks[0]! : { kind: op, checks };
   };
-  const or = (): PolicyNode => {
-    const checks = [and()];
-    while (peek() === 'or') {
-      at++;
-      checks.push(and());
-    }
-    return checks.length === 1 ? checks[0]! : { kind: 'or', checks };
-  };
+  const and = () => chain('and', unary);
+  const or = (): PolicyNode => chain('or', and);
   const tree = or();
   if (at < tokens.length) fail(`unexpected "${JSON.stringify(tokens[at])}"`);
   return tree;

@@ -127,12 +127,9 @@ function mapDefault(r: Reader, values: Record<string, unknown>): void {
     );
   if (r.bool('DEFAULT', 'debug')) put(values, 'log_level', 'debug');
   put(values, 'pagination_max_limit', r.int('DEFAULT', 'pagination_max_limit'));
-  put(values, 'network.global_physnet_mtu', r.int('DEFAULT', 'global_physnet_mtu'));
-  put(values, 'network.dns_domain', r.str('DEFAULT', 'dns_domain'));
-  put(values, 'network.base_mac', r.str('DEFAULT', 'base_mac'));
-  put(values, 'network.max_dns_nameservers', r.int('DEFAULT', 'max_dns_nameservers'));
-  put(values, 'network.max_subnet_host_routes', r.int('DEFAULT', 'max_subnet_host_routes'));
-  put(values, 'network.max_allowed_address_pair', r.int('DEFAULT', 'max_allowed_address_pair'));
+  for (const key of ['global_physnet_mtu', 'max_dns_nameservers', 'max_subnet_host_routes', 'max_allowed_address_pair'])
+    put(values, `network.${key}`, r.int('DEFAULT', key));
+  for (const key of ['dns_domain', 'base_mac']) put(values, `network.${key}`, r.str('DEFAULT', key));
   put(values, 'network.enable_snat_by_default', r.bool('DEFAULT', 'enable_snat_by_default'));
   put(values, 'ovn.agent_down_time', r.int('DEFAULT', 'agent_down_time'));
   put(values, 'nova.notify_on_port_status_changes', r.bool('DEFAULT', 'notify_nova_on_port_status_changes'));
@@ -147,11 +144,16 @@ function mapDatabase(r: Reader, values: Record<string, unknown>): void {
   put(values, 'database_pool_size', r.int('database', 'max_pool_size'));
 }
 
+/** keystoneauth's `auth_type`: octonet's Keystone clients log in with a user's password only. */
+function requirePasswordAuth(r: Reader, section: string): void {
+  const authType = r.str(section, 'auth_type');
+  if (authType !== undefined && authType !== 'password' && authType !== 'v3password')
+    throw new ConfigError(`[${section}] auth_type = ${authType}: octonet authenticates with a password only`);
+}
+
 function mapKeystone(r: Reader, values: Record<string, unknown>): void {
   const s = 'keystone_authtoken';
-  const authType = r.str(s, 'auth_type');
-  if (authType !== undefined && authType !== 'password' && authType !== 'v3password')
-    throw new ConfigError(`[${s}] auth_type = ${authType}: octonet authenticates with a password only`);
+  requirePasswordAuth(r, s);
   const authUrl = r.str(s, 'auth_url');
   put(values, 'keystone.url', authUrl === undefined ? undefined : keystoneV3(authUrl));
   put(values, 'keystone.www_authenticate_uri', r.str(s, 'www_authenticate_uri'));
@@ -165,9 +167,7 @@ function mapKeystone(r: Reader, values: Record<string, unknown>): void {
 }
 
 function mapNova(r: Reader, values: Record<string, unknown>): void {
-  const authType = r.str('nova', 'auth_type');
-  if (authType !== undefined && authType !== 'password' && authType !== 'v3password')
-    throw new ConfigError(`[nova] auth_type = ${authType}: octonet authenticates to Nova with a password only`);
+  requirePasswordAuth(r, 'nova');
   const authUrl = r.str('nova', 'auth_url');
   put(values, 'nova.auth_url', authUrl === undefined ? undefined : keystoneV3(authUrl));
   for (const key of ['username', 'password', 'project_name', 'user_domain_name', 'project_domain_name', 'region_name'])
