@@ -3,8 +3,9 @@
  * octonet's defaults. Owns reading and checking the file and re-reading it when it changes; the
  * rule language is `policy-language.ts`, the defaults `policy-rules.ts`.
  *
- * As oslo.policy's Enforcer does, the file's modification time is checked on every enforcement and
- * the rules re-read when it changed. A file that does not read or parse stops `serve` at start; on a
+ * As oslo.policy's Enforcer does, the file's modification time is checked before enforcing (once
+ * per turn of the event loop, so a list of a thousand items costs one stat) and the rules re-read
+ * when it changed. A file that does not read or parse stops `serve` at start; on a
  * later change the previous rules stay in force and the error is logged (once per change).
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -75,6 +76,8 @@ export class PolicyFile {
   private mtimeMs: number;
   /** The mtime of a change that failed to load, so its error is logged once. */
   private failedMtimeMs: number | undefined;
+  /** Whether the file was checked in the current turn of the event loop. */
+  private statedThisTick = false;
 
   constructor(
     readonly path: string,
@@ -94,6 +97,10 @@ export class PolicyFile {
 
   /** The override rules, re-read first when the file's mtime changed. */
   rules(): PolicyRuleSet {
+    // One request asks for many rules in one go (a list: one per item and attribute): one stat then.
+    if (this.statedThisTick) return this.current;
+    this.statedThisTick = true;
+    setImmediate(() => (this.statedThisTick = false));
     let mtimeMs: number;
     try {
       mtimeMs = statSync(this.path).mtimeMs;

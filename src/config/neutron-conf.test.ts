@@ -149,6 +149,56 @@ describe('Neutron config mapping', () => {
     assert.ok(warnings.some((w) => /type_drivers: octonet has no vxlan type driver/.test(w)));
   });
 
+  it('reads an OpenStack-Helm render (values.yaml conf.neutron through oslo-config rendering)', () => {
+    // OpenStack-Helm writes every option it knows, [DEFAULT] included, in the generator's style.
+    const osh = mapped(
+      [
+        '[DEFAULT]',
+        'allow_overlapping_ips = true',
+        'api_workers = 1',
+        'bind_port = 9696',
+        'core_plugin = ml2',
+        'default_availability_zones = nova',
+        'interface_driver = openvswitch',
+        'service_plugins = router',
+        '[database]',
+        'connection = postgresql://neutron:password@postgresql.openstack.svc.cluster.local:5432/neutron',
+        '[keystone_authtoken]',
+        'auth_type = password',
+        'auth_url = http://keystone-api.openstack.svc.cluster.local:5000/v3',
+        'auth_version = v3',
+        'memcache_security_strategy = ENCRYPT',
+        'password = password',
+        'project_domain_id = default',
+        'project_name = service',
+        'service_token_roles_required = true',
+        'user_domain_id = default',
+        'username = neutron',
+        '[oslo_concurrency]',
+        'lock_path = /var/lib/neutron/tmp',
+      ].join('\n'),
+      '[ml2]\nmechanism_drivers = ovn\ntype_drivers = flat,vlan,geneve\ntenant_network_types = geneve\n' +
+        '[ml2_type_flat]\nflat_networks = public\n[ovn]\novn_nb_connection = tcp:ovn-ovsdb-nb.openstack.svc.cluster.local:6641\n' +
+        'ovn_sb_connection = tcp:ovn-ovsdb-sb.openstack.svc.cluster.local:6642\n',
+    );
+    assert.equal(osh.values.listen, '0.0.0.0:9696');
+    assert.equal(
+      (osh.values.keystone as { url: string }).url,
+      'http://keystone-api.openstack.svc.cluster.local:5000/v3',
+    );
+    assert.deepEqual(osh.warnings, [], 'router is served; geneve, vlan and flat are octonet type drivers');
+    assert.deepEqual(osh.ignored, [
+      'DEFAULT.allow_overlapping_ips',
+      'DEFAULT.api_workers',
+      'DEFAULT.default_availability_zones',
+      'DEFAULT.interface_driver',
+      'keystone_authtoken.auth_version',
+      'keystone_authtoken.memcache_security_strategy',
+      'keystone_authtoken.service_token_roles_required',
+      'oslo_concurrency.lock_path',
+    ]);
+  });
+
   it('refuses any mechanism driver but ovn, and a core plugin other than ML2', () => {
     assert.throws(
       () => mapped('[ml2]\nmechanism_drivers = openvswitch,l2population\n'),
