@@ -108,6 +108,7 @@ export function createServices(options: {
     { path: 'routers', table: 'routers', service: routers },
     { path: 'floatingips', table: 'floatingips', service: floatingIps },
     { path: 'subnetpools', table: 'subnetpools', service: subnetPools },
+    { path: 'qos/policies', table: 'qos_policies', service: qosPolicies },
   ]);
   const quotaSets = new QuotaSetService(deps);
   const availabilityZones = new AvailabilityZoneService(deps.authz);

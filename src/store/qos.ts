@@ -21,7 +21,7 @@ const RULE_TYPE_ORDER = ['bandwidth_limit', 'dscp_marking', 'minimum_bandwidth']
 
 export const QOS_POLICIES_TABLE: ListTable = {
   table: 'qos_policies',
-  tagType: 'qos_policy',
+  tagType: 'policy',
   columns: {
     id: { column: 'qos_policies.id', type: 'text' },
     name: { column: 'qos_policies.name', type: 'text' },
@@ -112,7 +112,8 @@ export async function defaultQosPolicyId(db: Db, projectId: string): Promise<str
 
 export async function setDefaultQosPolicy(tx: Tx, projectId: string, policyId: string | null): Promise<void> {
   await tx.deleteFrom('qos_policy_defaults').where('project_id', '=', projectId).execute();
-  if (policyId) await tx.insertInto('qos_policy_defaults').values({ project_id: projectId, qos_policy_id: policyId }).execute();
+  if (policyId)
+    await tx.insertInto('qos_policy_defaults').values({ project_id: projectId, qos_policy_id: policyId }).execute();
 }
 
 /** The first binding of a policy, in Neutron's order (network, port): what keeps it from being deleted. */
@@ -140,7 +141,8 @@ export type QosBindingKind = 'port' | 'network';
 export async function bindQosPolicy(tx: Tx, kind: QosBindingKind, id: string, policyId: string | null): Promise<void> {
   if (kind === 'port') {
     await tx.deleteFrom('qos_port_policy_bindings').where('port_id', '=', id).execute();
-    if (policyId) await tx.insertInto('qos_port_policy_bindings').values({ port_id: id, policy_id: policyId }).execute();
+    if (policyId)
+      await tx.insertInto('qos_port_policy_bindings').values({ port_id: id, policy_id: policyId }).execute();
   } else {
     await tx.deleteFrom('qos_network_policy_bindings').where('network_id', '=', id).execute();
     if (policyId)
@@ -158,13 +160,11 @@ export async function boundQosPolicies(
   for (const part of chunks([...new Set(ids)])) {
     const rows =
       kind === 'port'
-        ? (
-            await db
-              .selectFrom('qos_port_policy_bindings')
-              .select(['port_id as id', 'policy_id'])
-              .where('port_id', 'in', part)
-              .execute()
-          )
+        ? await db
+            .selectFrom('qos_port_policy_bindings')
+            .select(['port_id as id', 'policy_id'])
+            .where('port_id', 'in', part)
+            .execute()
         : await db
             .selectFrom('qos_network_policy_bindings')
             .select(['network_id as id', 'policy_id'])

@@ -341,7 +341,10 @@ export class PortService implements ResourceService {
       extraDhcpOpts: optionsForNewPort(body.extra_dhcp_opts),
       securityGroups: security.securityGroups,
       tags: body.tags,
-      qos: { policyId: null, networkPolicyId: (await boundQosPolicies(tx, 'network', [networkId])).get(networkId) ?? null },
+      qos: {
+        policyId: null,
+        networkPolicyId: (await boundQosPolicies(tx, 'network', [networkId])).get(networkId) ?? null,
+      },
     });
     const binding = deps.drivers.bindPort(portState(this.view(record)));
     values.binding_vif_type = binding.vifType;

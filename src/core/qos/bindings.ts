@@ -6,7 +6,13 @@
  * transaction; the caller's event carries the change to the drivers.
  */
 import type { Tx } from '../../store/database.js';
-import { bindQosPolicy, boundQosPolicies, defaultQosPolicyId, getQosPolicyRecord, type QosBindingKind } from '../../store/qos.js';
+import {
+  bindQosPolicy,
+  boundQosPolicies,
+  defaultQosPolicyId,
+  getQosPolicyRecord,
+  type QosBindingKind,
+} from '../../store/qos.js';
 import type { RequestContext } from '../context.js';
 import { PolicyRemoveAuthorizationError } from './errors.js';
 import type { QosPolicyService } from './service.js';

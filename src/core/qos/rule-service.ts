@@ -68,7 +68,12 @@ export class QosRuleService {
 
   /** What a rule's policy checks see: the policy's owner and sharing (rules have neither). */
   private target(record: QosPolicyRecord, extra: Body = {}): Body {
-    return { ...extra, project_id: record.row.project_id, tenant_id: record.row.project_id, shared: this.policies.view(record).shared };
+    return {
+      ...extra,
+      project_id: record.row.project_id,
+      tenant_id: record.row.project_id,
+      shared: this.policies.view(record).shared,
+    };
   }
 
   private findRule(record: QosPolicyRecord, kind: RuleKind, ruleId: string): QosRuleTable {

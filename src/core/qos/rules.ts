@@ -26,7 +26,12 @@ export interface RuleKind {
 const kind = (type: RuleType, spec: ResourceSpec, columns: readonly RuleColumn[]): RuleKind => ({
   type,
   spec,
-  aliasSpec: { ...spec, name: `alias_${spec.name}`, collection: `alias_${spec.collection}`, path: `qos/alias_${spec.path}` },
+  aliasSpec: {
+    ...spec,
+    name: `alias_${spec.name}`,
+    collection: `alias_${spec.collection}`,
+    path: `qos/alias_${spec.path}`,
+  },
   columns,
 });
 

@@ -151,7 +151,8 @@ export class QosPolicyService implements ResourceService {
       deps.authz.enforceDelete(ctx, this.spec, this.view(record));
       checkRevision(record.row.revision_number, precondition);
       const binding = await firstQosBinding(tx, id);
-      if (binding) throw QosPolicyInUse({ policy_id: id, object_type: binding.objectType, object_id: binding.objectId });
+      if (binding)
+        throw QosPolicyInUse({ policy_id: id, object_type: binding.objectType, object_id: binding.objectId });
       await deleteRowWithTags(tx, 'qos_policies', id);
       return { result: undefined, events: [] };
     });
