@@ -120,7 +120,8 @@ export class QosRuleService {
         qos_policy_id: policyId,
         type: kind.type,
         ...ruleColumns(kind, body),
-        created_at: timestamp(),
+        // Milliseconds: rules are listed in creation order (never shown, so not the API's format).
+        created_at: new Date().toISOString(),
       };
       checkDuplicate(policyId, record.rules, rule);
       await tx.insertInto('qos_rules').values(rule).execute();

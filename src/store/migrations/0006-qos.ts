@@ -34,7 +34,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('max_burst_kbps', 'integer')
     .addColumn('dscp_mark', 'integer')
     .addColumn('min_kbps', 'integer')
-    .addColumn('created_at', 'varchar(20)', (c) => c.notNull())
+    .addColumn('created_at', 'varchar(24)', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('qos_rules_policy').on('qos_rules').column('qos_policy_id').execute();
   await db.schema

@@ -149,7 +149,11 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
       ),
     );
   }
-  const gone = (id: string) => withQos(planPort(nb, id, '', undefined, () => undefined), planPortQos(nb, id, '', []));
+  const gone = (id: string) =>
+    withQos(
+      planPort(nb, id, '', undefined, () => undefined),
+      planPortQos(nb, id, '', []),
+    );
   for (const row of [...nb.switchPorts()]) {
     if (row.external_ids['neutron:port_name'] !== undefined && !ports.has(row.name)) {
       await batch.add(keyOf('port', row.name), () => gone(row.name), [], false);

@@ -230,7 +230,10 @@ export class NbSync {
     if (!port || isIgnoredPort(port))
       return this.remove(
         key,
-        withQos(planPort(this.nbView, id, '', undefined, () => undefined), planPortQos(this.nbView, id, '', [])),
+        withQos(
+          planPort(this.nbView, id, '', undefined, () => undefined),
+          planPortQos(this.nbView, id, '', []),
+        ),
       );
     // What the port's row points at must exist first: its switch, its subnets' DHCP rows, its groups.
     if (!this.nbView.logicalSwitch(logicalSwitchName(port.network_id)))
