@@ -75,8 +75,9 @@ export function registerQosRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   route(app, '/v2.0/qos/rule-types', {
     GET: async (request) => {
-      parseFilters(RULE_TYPE_SPEC, request.query as RawQuery);
-      return { rule_types: selectFields(rules.listRuleTypes(request.ctx), fieldsOf(request)) };
+      const filters = parseFilters(RULE_TYPE_SPEC, request.query as RawQuery);
+      const allRules = filters.all_rules?.at(-1) === true;
+      return { rule_types: selectFields(rules.listRuleTypes(request.ctx, allRules), fieldsOf(request)) };
     },
   });
   route(app, '/v2.0/qos/rule-types/:rule_id', {

@@ -205,6 +205,8 @@ for (const backend of BACKENDS) {
         'dscp_marking',
         'minimum_bandwidth',
       ]);
+      const all = await admin.get('/v2.0/qos/rule-types?all_rules=true');
+      assert.equal(all.body.rule_types.length, 5, 'qos-rule-type-filter: every type Neutron implements');
       const details = await admin.get('/v2.0/qos/rule-types/bandwidth_limit');
       assert.equal(details.status, 200, details.text);
       assert.equal(details.body.rule_type.drivers[0].name, 'ovn');

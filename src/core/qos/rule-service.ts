@@ -48,6 +48,15 @@ const SUPPORTED_PARAMETERS: Readonly<Record<string, readonly View[]>> = {
   minimum_bandwidth: [range('min_kbps'), values('direction', DIRECTIONS)],
 };
 
+/** `qos_consts.VALID_RULE_TYPES`: what `all_rules=true` lists, served or not. */
+const ALL_RULE_TYPES = [
+  'bandwidth_limit',
+  'dscp_marking',
+  'minimum_bandwidth',
+  'minimum_packet_rate',
+  'packet_rate_limit',
+] as const;
+
 /** Rules of a policy that match a list's filters (values compared as the API printed them). */
 function matches(view: View, query: ListQuery): boolean {
   return Object.entries(query.filters).every(([key, wanted]) =>
@@ -198,9 +207,13 @@ export class QosRuleService {
   // -------------------------------------------------------------------------------------------
   // Rule types
 
-  /** `get_rule_types`: the types the loaded driver supports (all of octonet's), each judged by `get_rule_type`. */
-  listRuleTypes(ctx: RequestContext): View[] {
-    return RULE_KINDS.map((k) => ({ type: k.type })).filter((v) => this.deps.authz.canRead(ctx, 'rule_type', v));
+  /**
+   * `get_rule_types`: the types the loaded driver supports (every type octonet serves), or with
+   * `all_rules` every type Neutron implements (`qos-rule-type-filter`), each judged by `get_rule_type`.
+   */
+  listRuleTypes(ctx: RequestContext, allRules: boolean): View[] {
+    const types = allRules ? ALL_RULE_TYPES : RULE_KINDS.map((k) => k.type);
+    return types.map((type) => ({ type })).filter((v) => this.deps.authz.canRead(ctx, 'rule_type', v));
   }
 
   /** `get_rule_type`: admins only (the plugin's own check), with the driver's parameters. */
