@@ -190,3 +190,22 @@ export async function portIdsUsingQosPolicy(db: Db, policyId: string): Promise<s
     .execute();
   return [...new Set([...direct.map((r) => r.port_id), ...viaNetwork.map((r) => r.id)])];
 }
+
+/** `QosPolicy.get_bound_project_ids`: the projects whose ports or networks use the policy. */
+export async function projectsUsingQosPolicy(db: Db, policyId: string): Promise<Set<string>> {
+  const [ports, networks] = await Promise.all([
+    db
+      .selectFrom('qos_port_policy_bindings as b')
+      .innerJoin('ports', 'ports.id', 'b.port_id')
+      .select('ports.project_id')
+      .where('b.policy_id', '=', policyId)
+      .execute(),
+    db
+      .selectFrom('qos_network_policy_bindings as b')
+      .innerJoin('networks', 'networks.id', 'b.network_id')
+      .select('networks.project_id')
+      .where('b.policy_id', '=', policyId)
+      .execute(),
+  ]);
+  return new Set([...ports, ...networks].map((r) => r.project_id));
+}

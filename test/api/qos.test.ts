@@ -242,6 +242,28 @@ for (const backend of BACKENDS) {
       const bad = await a.put(`/v2.0/networks/${net.body.network.id}`, { network: { qos_policy_id: 'nope' } });
       assert.equal(bad.status, 400);
 
+      const other = (await b.post('/v2.0/networks', { network: { name: 'b', qos_policy_id: policy.id } })).body.network;
+      assert.equal(other.qos_policy_id, policy.id, 'another project may use a shared policy');
+      const unshare = await admin.put(`/v2.0/qos/policies/${policy.id}`, { policy: { shared: false } });
+      assert.equal(unshare.status, 409, 'not while another project uses it');
+      assert.equal(unshare.body.NeutronError.type, 'RbacPolicyInUse');
+      assert.equal((await b.delete(`/v2.0/networks/${other.id}`)).status, 204);
+
+      const privatePolicy = (await admin.post('/v2.0/qos/policies', { policy: { name: 'private' } })).body.policy;
+      const bNet = (await b.post('/v2.0/networks', { network: { name: 'b2' } })).body.network;
+      const bPort = (await b.post('/v2.0/ports', { port: { network_id: bNet.id } })).body.port;
+      assert.equal(
+        (await admin.put(`/v2.0/ports/${bPort.id}`, { port: { qos_policy_id: privatePolicy.id } })).status,
+        200,
+        'an admin may give any port any policy',
+      );
+      const replace = await b.put(`/v2.0/ports/${bPort.id}`, { port: { qos_policy_id: null } });
+      assert.equal(replace.status, 403, 'B cannot see the policy it would remove');
+      assert.equal(replace.body.NeutronError.type, 'PolicyRemoveAuthorizationError');
+      assert.equal((await admin.delete(`/v2.0/ports/${bPort.id}`)).status, 204);
+      assert.equal((await b.delete(`/v2.0/networks/${bNet.id}`)).status, 204);
+      assert.equal((await admin.delete(`/v2.0/qos/policies/${privatePolicy.id}`)).status, 204);
+
       const inUse = await admin.delete(`/v2.0/qos/policies/${policy.id}`);
       assert.equal(inUse.status, 409);
       assert.equal(inUse.body.NeutronError.type, 'QosPolicyInUse');

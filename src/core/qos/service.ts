@@ -12,6 +12,7 @@ import {
   firstQosBinding,
   getQosPolicyRecord,
   listQosPolicyRecords,
+  projectsUsingQosPolicy,
   qosPolicyVisibility,
   setDefaultQosPolicy,
   type QosPolicyRecord,
@@ -30,6 +31,7 @@ import {
   type View,
 } from '../resource.js';
 import { checkRevision } from '../revisions.js';
+import { RbacPolicyInUse } from '../errors.js';
 import { timestamp } from '../standard-attributes.js';
 import { QOS_POLICY_SPEC } from './attributes.js';
 import { QosPolicyInUse, QosPolicyNotFound, QoSPolicyDefaultAlreadyExists } from './errors.js';
@@ -133,6 +135,7 @@ export class QosPolicyService implements ResourceService {
       if (typeof body.name === 'string') patch.name = body.name;
       if (typeof body.description === 'string') patch.description = body.description;
       if (typeof body.shared === 'boolean') patch.shared = body.shared;
+      if (body.shared === false && toBool(record.row.shared)) await this.checkUnshare(tx, record);
       if (body.is_default === true) await this.setDefault(tx, record.row.project_id, id);
       if (body.is_default === false && record.isDefault) await setDefaultQosPolicy(tx, record.row.project_id, null);
       await updateRow(deps.store, tx, 'qos_policies', id, {
@@ -142,6 +145,16 @@ export class QosPolicyService implements ResourceService {
       });
       return { result: this.view((await getQosPolicyRecord(tx, id))!), events: [] };
     });
+  }
+
+  /**
+   * Unsharing removes the policy's wildcard RBAC entry in Neutron, refused while another
+   * project's port or network uses it (`_validate_rbac_policy_delete`).
+   */
+  private async checkUnshare(tx: Tx, record: QosPolicyRecord): Promise<void> {
+    const users = await projectsUsingQosPolicy(tx, record.row.id);
+    users.delete(record.row.project_id);
+    if (users.size > 0) throw RbacPolicyInUse({ object_id: record.row.id, details: 'project_id=*' });
   }
 
   async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {
