@@ -76,6 +76,13 @@ for (const backend of BACKENDS) {
         seen.body.policies.map((p: Json) => p.id),
         [policy.id],
       );
+      assert.equal((await admin.put(`/v2.0/qos/policies/${policy.id}/tags/lb`)).status, 201);
+      const tagged = await b.get('/v2.0/qos/policies?tags=lb');
+      assert.deepEqual(
+        tagged.body.policies.map((p: Json) => p.id),
+        [policy.id],
+        'tags and the tags filter work on policies',
+      );
       const update = await a.put(`/v2.0/qos/policies/${policy.id}`, { policy: { name: 'mine' } });
       assert.equal(update.status, 403, 'updating a policy is an admin’s, even the owner’s');
     });
