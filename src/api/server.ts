@@ -31,6 +31,7 @@ import { registerBgpRoutes } from './bgp-routes.js';
 import { registerServiceProviderRoutes } from './service-provider-routes.js';
 import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerQosRoutes } from './qos-routes.js';
 import { registerWebRoutes } from '../web/routes.js';
 
 export type { ApiDeps } from './http.js';
@@ -242,5 +243,6 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   registerWebRoutes(app, { ...deps, authenticator });
   registerServiceProviderRoutes(app, deps);
   registerIpAvailabilityRoutes(app, deps);
+  registerQosRoutes(app, deps);
   return app;
 }

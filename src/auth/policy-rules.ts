@@ -63,6 +63,20 @@ const NETWORK_DEVICE: Check = (_ctx, t) => typeof t.device_owner === 'string' &&
 /** oslo's fallback for unregistered names: `rule:admin_or_owner`, no role needed. */
 export const DEFAULT: Check = either(ADMIN, ownerOf('project_id'));
 
+/**
+ * A QoS rule type's rules, under its policy (`get_policy_bandwidth_limit_rule`) and on the
+ * `qos-rules-alias` URL (`get_alias_bandwidth_limit_rule`): reading follows the policy (its owner
+ * and sharing are the target), writing is an admin's.
+ */
+function qosRuleRules(names: readonly string[]): Record<string, Check> {
+  const rules: Record<string, Check> = {};
+  for (const stem of names.flatMap((name) => [`policy_${name}`, `alias_${name}`])) {
+    rules[`get_${stem}`] = either(ADMIN_OR_PROJECT_READER, SHARED_FLAG);
+    for (const action of ['create', 'update', 'delete']) rules[`${action}_${stem}`] = ADMIN;
+  }
+  return rules;
+}
+
 export const POLICY_RULES: Readonly<Record<string, Check>> = {
   // ---- networks (neutron/conf/policies/network.py) ----
   create_network: ADMIN_OR_PROJECT_MEMBER,
@@ -225,6 +239,14 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   'update_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
   delete_floatingip: ADMIN_OR_PROJECT_MEMBER,
   'delete_floatingip:tags': ADMIN_OR_PROJECT_MEMBER,
+
+  // ---- QoS (qos.py): policies and rules are an admin's to write; who sees a policy sees its rules ----
+  create_policy: ADMIN,
+  get_policy: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  update_policy: ADMIN,
+  delete_policy: ADMIN,
+  get_rule_type: ADMIN,
+  ...qosRuleRules(['bandwidth_limit_rule', 'dscp_marking_rule', 'minimum_bandwidth_rule']),
 
   // ---- address scopes (address_scope.py): sharing one is an admin's ----
   create_address_scope: ADMIN_OR_PROJECT_MEMBER,

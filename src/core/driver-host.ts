@@ -13,6 +13,8 @@ import { EMPTY_LIST_QUERY, type ListQuery } from './list-query.js';
 import type { NetworkRecord } from '../store/networks.js';
 import type { Services } from './services.js';
 import { TRUE } from '../store/list.js';
+import { loadQosRules, portIdsUsingQosPolicy } from '../store/qos.js';
+import { qosRuleState } from './qos/rules.js';
 
 const METADATA_OWNER = 'network:distributed';
 
@@ -88,6 +90,11 @@ export function createResourceReader(services: Services): ResourceReader {
     },
     portsWithAddresses: async (networkId, addresses) =>
       addresses.length === 0 ? [] : ports({ network_id: [networkId], fixed_ips: [{ ip_address: [...addresses] }] }),
+    async qosRules(policyIds) {
+      const rules = await loadQosRules(db, policyIds);
+      return new Map([...rules].map(([id, list]) => [id, list.map(qosRuleState)]));
+    },
+    portIdsUsingQosPolicy: (policyId) => portIdsUsingQosPolicy(db, policyId),
     portIdsOfSecurityGroup: async (id) => (await ports({ security_groups: [id] })).map((p) => p.id),
     async snapshot() {
       const [networks, allSubnets, allPorts, groups, routers, floatingIps] = await Promise.all([

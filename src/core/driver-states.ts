@@ -32,6 +32,7 @@ const networkSchema: z.ZodType<Omit<DriverStates['network'], 'segments'>> = z.ob
   'provider:network_type': nullableString,
   'provider:physical_network': nullableString,
   'provider:segmentation_id': nullableNumber,
+  qos_policy_id: nullableString,
   revision_number: z.number(),
 });
 
@@ -71,6 +72,8 @@ const portSchema: z.ZodType<DriverStates['port']> = z.object({
   'binding:vnic_type': z.string(),
   'binding:profile': z.record(z.string(), z.unknown()),
   'binding:vif_type': z.string(),
+  qos_policy_id: nullableString,
+  qos_network_policy_id: nullableString,
   revision_number: z.number(),
 });
 

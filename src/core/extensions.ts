@@ -203,6 +203,55 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2012-09-07T10:00:00-00:00',
   },
   {
+    name: 'Quality of Service',
+    alias: 'qos',
+    description: 'The Quality of Service extension.',
+    updated: '2015-06-08T10:00:00-00:00',
+  },
+  {
+    name: 'Direction for QoS bandwidth limit rule',
+    alias: 'qos-bw-limit-direction',
+    description: 'Allow to configure QoS bandwidth limit rule with specific direction: ingress or egress',
+    updated: '2017-04-10T10:00:00-00:00',
+  },
+  {
+    name: 'Ingress direction for QoS minimum bandwidth rule',
+    alias: 'qos-bw-minimum-ingress',
+    description: 'Allow to configure QoS minumum bandwidth rule with ingress direction.',
+    updated: '2018-07-09T10:00:00-00:00',
+  },
+  {
+    name: 'QoS default policy',
+    alias: 'qos-default',
+    description: 'Expose the QoS default policy per project',
+    updated: '2017-041-06T10:00:00-00:00',
+  },
+  {
+    name: 'QoS port network policy ID',
+    alias: 'qos-port-network-policy',
+    description: 'Adds a the QoS network ID to the port definition',
+    updated: '2019-11-01T10:00:00-00:00',
+  },
+  {
+    name: 'Details of QoS rule types',
+    alias: 'qos-rule-type-details',
+    description: 'Expose details about QoS rule types supported by loaded backend drivers',
+    updated: '2017-06-22T10:00:00-00:00',
+  },
+  {
+    name: 'Allow to filter the list of QoS rule types',
+    alias: 'qos-rule-type-filter',
+    description:
+      'Allows to filter the QoS rule type list adding two new flags. "all_rules" prints all implemented QoS rule types."all_supported" prints all supported QoS rule types by the loaded mechanism drivers',
+    updated: '2022-02-02T10:00:00-00:00',
+  },
+  {
+    name: 'Quality of Service rules alias API',
+    alias: 'qos-rules-alias',
+    description: 'API to enable GET, PUT and DELETE operations on QoS policy rules without specifying policy ID',
+    updated: '2018-10-07T10:00:00-00:00',
+  },
+  {
     name: 'Quota engine limit check',
     alias: 'quota-check-limit',
     description: 'Support for checking the resource usage before applying a new quota limit',

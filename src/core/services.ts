@@ -32,6 +32,9 @@ import { AddressScopeService } from './address-scopes/service.js';
 import { BgpSpeakerService } from './bgp/speakers.js';
 import { BgpPeerService } from './bgp/peers.js';
 import { BgpDrAgentScheduler } from './bgp/dragents.js';
+import { QosPolicyService } from './qos/service.js';
+import { QosRuleService } from './qos/rule-service.js';
+import { QosBindings } from './qos/bindings.js';
 
 export interface Services {
   readonly deps: CoreDeps;
@@ -60,6 +63,8 @@ export interface Services {
   readonly bgpPeers: BgpPeerService;
   /** Which DR agent hosts which speaker (`/agents/<id>/bgp-drinstances`, `/bgp-speakers/<id>/bgp-dragents`). */
   readonly bgpDrAgents: BgpDrAgentScheduler;
+  /** QoS rules under their policies, the alias URLs and the rule types (the policies are in `resources`). */
+  readonly qosRules: QosRuleService;
   /** Every collection served with the generic routes, in registration order. */
   readonly resources: readonly ResourceService[];
 }
@@ -80,11 +85,13 @@ export function createServices(options: {
     drivers: new DriverManager(options.drivers),
     logger: options.logger,
   };
-  const networks = new NetworkService(deps);
+  const qosPolicies = new QosPolicyService(deps);
+  const qosBindings = new QosBindings(qosPolicies);
+  const networks = new NetworkService(deps, qosBindings);
   const addressScopes = new AddressScopeService(deps);
   const subnetPools = new SubnetPoolService(deps, addressScopes);
   const subnets = new SubnetService(deps, subnetPools);
-  const ports = new PortService(deps, networks);
+  const ports = new PortService(deps, networks, qosBindings);
   const securityGroups = new SecurityGroupService(deps);
   const securityGroupRules = new SecurityGroupRuleService(deps);
   const routers = new RouterService(deps, networks, subnets, ports);
@@ -101,6 +108,7 @@ export function createServices(options: {
     { path: 'routers', table: 'routers', service: routers },
     { path: 'floatingips', table: 'floatingips', service: floatingIps },
     { path: 'subnetpools', table: 'subnetpools', service: subnetPools },
+    { path: 'qos/policies', table: 'qos_policies', service: qosPolicies },
   ]);
   const quotaSets = new QuotaSetService(deps);
   const availabilityZones = new AvailabilityZoneService(deps.authz);
@@ -126,6 +134,7 @@ export function createServices(options: {
     bgpSpeakers,
     bgpPeers,
     bgpDrAgents,
+    qosRules: new QosRuleService(deps, qosPolicies),
     l3Agents: new L3AgentScheduler(deps, routers, agents, () => deps.drivers.agents),
     resources: [
       networks,
@@ -140,6 +149,7 @@ export function createServices(options: {
       addressScopes,
       bgpSpeakers,
       bgpPeers,
+      qosPolicies,
     ],
   };
 }

@@ -22,6 +22,7 @@ import type {
   FloatingIpState,
   NetworkState,
   PortState,
+  QosPolicyState,
   RouterState,
   SecurityGroupRuleState,
   SecurityGroupState,
@@ -38,6 +39,8 @@ export interface DriverStates {
   /** A router's own attributes, gateway and routes; its interfaces arrive as port events too. */
   readonly router: RouterState;
   readonly floatingip: FloatingIpState;
+  /** A QoS policy whose rules changed (its ports' QoS follows). */
+  readonly qos_policy: QosPolicyState;
 }
 export type DriverResource = keyof DriverStates;
 export type DriverOperation = 'create' | 'update' | 'delete';

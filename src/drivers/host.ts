@@ -28,6 +28,8 @@ export interface NetworkState {
   readonly 'provider:physical_network': string | null;
   readonly 'provider:segmentation_id': number | null;
   readonly segments: readonly SegmentState[];
+  /** The QoS policy of the network (its ports without one of their own follow it). */
+  readonly qos_policy_id: string | null;
   readonly revision_number: number;
 }
 
@@ -88,7 +90,28 @@ export interface PortState {
   readonly 'binding:vnic_type': string;
   readonly 'binding:profile': Readonly<Record<string, unknown>>;
   readonly 'binding:vif_type': string;
+  /** The port's own QoS policy (`qos_policy_id`), and its network's (`qos_network_policy_id`). */
+  readonly qos_policy_id: string | null;
+  readonly qos_network_policy_id: string | null;
   readonly revision_number: number;
+}
+
+/** A QoS rule; the attributes of other rule types are null, `direction` '' where the type has none. */
+export interface QosRuleState {
+  readonly id: string;
+  readonly type: string;
+  readonly direction: string;
+  readonly max_kbps: number | null;
+  readonly max_burst_kbps: number | null;
+  readonly dscp_mark: number | null;
+  readonly min_kbps: number | null;
+}
+
+/** A QoS policy as drivers hear of it: a change of its rules reaches every port that uses it. */
+export interface QosPolicyState {
+  readonly id: string;
+  readonly revision_number: number;
+  readonly rules: readonly QosRuleState[];
 }
 
 export interface SecurityGroupRuleState {
@@ -188,6 +211,10 @@ export interface ResourceReader {
   floatingIp(id: string): Promise<FloatingIpState | undefined>;
   /** Floating IPs held through a router (for its NAT rows). */
   floatingIpsOfRouter(routerId: string): Promise<FloatingIpState[]>;
+  /** The rules of each QoS policy (absent: no such policy, or no rules). */
+  qosRules(policyIds: readonly string[]): Promise<ReadonlyMap<string, readonly QosRuleState[]>>;
+  /** Ids of the ports that use a QoS policy, their own or through their network. */
+  portIdsUsingQosPolicy(policyId: string): Promise<string[]>;
   snapshot(): Promise<Snapshot>;
 }
 

@@ -20,6 +20,8 @@ export interface NetworkRecord {
   readonly tags: string[];
   /** `ipv4_address_scope` / `ipv6_address_scope`: the scope of the network's subnets' pools, per family. */
   readonly addressScopes: { readonly 4: string | null; readonly 6: string | null };
+  /** `qos_policy_id`: the QoS policy attached to the network, if any. */
+  readonly qosPolicyId: string | null;
 }
 
 export const ACCESS_AS_SHARED = 'access_as_shared';
@@ -90,8 +92,9 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const external = new Set<string>();
   const tags = new Map<string, string[]>();
   const scopes = new Map<string, { 4: string | null; 6: string | null }>();
+  const qos = new Map<string, string>();
   for (const part of chunks(ids)) {
-    const [subnetRows, segmentRows, rbacRows, externalRows, tagsOfPart] = await Promise.all([
+    const [subnetRows, segmentRows, rbacRows, externalRows, tagsOfPart, qosRows] = await Promise.all([
       selectScopedSubnets(db).where('subnets.network_id', 'in', part).orderBy('subnets.position').execute(),
       db.selectFrom('network_segments').selectAll().where('network_id', 'in', part).orderBy('segment_index').execute(),
       db
@@ -101,7 +104,9 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
         .execute(),
       db.selectFrom('external_networks').select('network_id').where('network_id', 'in', part).execute(),
       loadTags(db, part),
+      db.selectFrom('qos_network_policy_bindings').selectAll().where('network_id', 'in', part).execute(),
     ]);
+    for (const q of qosRows) qos.set(q.network_id, q.policy_id);
     for (const [id, list] of tagsOfPart) tags.set(id, list);
     for (const s of subnetRows) {
       push(subnets, s.network_id, s.id);
@@ -124,6 +129,7 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
     rbac: rbac.get(row.id) ?? [],
     tags: tags.get(row.id) ?? [],
     addressScopes: scopes.get(row.id) ?? { 4: null, 6: null },
+    qosPolicyId: qos.get(row.id) ?? null,
   }));
 }
 

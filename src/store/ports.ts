@@ -18,6 +18,8 @@ export interface PortRecord {
   readonly extraDhcpOpts: Pick<ExtraDhcpOptTable, 'opt_name' | 'opt_value' | 'ip_version'>[];
   readonly securityGroups: string[];
   readonly tags: string[];
+  /** `qos_policy_id` (the port's own QoS policy) and `qos_network_policy_id` (its network's). */
+  readonly qos: { policyId: string | null; networkPolicyId: string | null };
 }
 
 /**
@@ -123,7 +125,7 @@ export function orderPortChildren(record: PortRecord): PortRecord {
 
 /** One row of the combined children query: which child it is, its port, and up to three values. */
 interface ChildRow {
-  kind: 'ip' | 'pair' | 'opt' | 'group' | 'tag';
+  kind: 'ip' | 'pair' | 'opt' | 'group' | 'tag' | 'qos' | 'netqos';
   port_id: string;
   a: string;
   b: string | null;
@@ -131,8 +133,8 @@ interface ChildRow {
 }
 
 /**
- * All children of a few ports in one statement (UNION ALL over the five child tables): one round
- * trip instead of five, which is most of the cost of a port show on PostgreSQL.
+ * All children of a few ports in one statement (UNION ALL over the child tables and QoS bindings): one round
+ * trip instead of seven, which is most of the cost of a port show on PostgreSQL.
  */
 async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<ChildRow[]> {
   const list = sql.join(ids.map((id) => sql`${id}`));
@@ -145,17 +147,22 @@ async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<Ch
     union all
     select 'group', port_id, security_group_id, null, null from port_security_groups where port_id in (${list})
     union all
-    select 'tag', resource_id, tag, null, null from tags where resource_id in (${list})`.execute(db);
+    select 'tag', resource_id, tag, null, null from tags where resource_id in (${list})
+    union all
+    select 'qos', port_id, policy_id, null, null from qos_port_policy_bindings where port_id in (${list})
+    union all
+    select 'netqos', p.id, b.policy_id, null, null from ports p
+      join qos_network_policy_bindings b on b.network_id = p.network_id where p.id in (${list})`.execute(db);
   return result.rows;
 }
 
 /**
- * The same rows from five statements run side by side (each on its own pooled connection on
- * PostgreSQL): for long lists, planning one huge IN list five times over in a single statement
+ * The same rows from seven statements run side by side (each on its own pooled connection on
+ * PostgreSQL): for long lists, planning one huge IN list seven times over in a single statement
  * costs more than the extra round trips.
  */
 async function loadChildRowsApart(db: Db, ids: readonly string[]): Promise<ChildRow[]> {
-  const [ips, pairs, opts, groups, tags] = await Promise.all([
+  const [ips, pairs, opts, groups, tags, qos, netQos] = await Promise.all([
     db
       .selectFrom('ip_allocations')
       .select(['port_id', 'subnet_id', 'ip_address'])
@@ -165,6 +172,13 @@ async function loadChildRowsApart(db: Db, ids: readonly string[]): Promise<Child
     db.selectFrom('extra_dhcp_opts').selectAll().where('port_id', 'in', ids).execute(),
     db.selectFrom('port_security_groups').selectAll().where('port_id', 'in', ids).execute(),
     db.selectFrom('tags').select(['resource_id', 'tag']).where('resource_id', 'in', ids).execute(),
+    db.selectFrom('qos_port_policy_bindings').selectAll().where('port_id', 'in', ids).execute(),
+    db
+      .selectFrom('ports')
+      .innerJoin('qos_network_policy_bindings as b', 'b.network_id', 'ports.network_id')
+      .select(['ports.id as port_id', 'b.policy_id'])
+      .where('ports.id', 'in', ids)
+      .execute(),
   ]);
   return [
     ...ips.map((r) => ({ kind: 'ip' as const, port_id: r.port_id, a: r.subnet_id, b: r.ip_address, c: null })),
@@ -178,6 +192,8 @@ async function loadChildRowsApart(db: Db, ids: readonly string[]): Promise<Child
     })),
     ...groups.map((r) => ({ kind: 'group' as const, port_id: r.port_id, a: r.security_group_id, b: null, c: null })),
     ...tags.map((r) => ({ kind: 'tag' as const, port_id: r.resource_id, a: r.tag, b: null, c: null })),
+    ...qos.map((r) => ({ kind: 'qos' as const, port_id: r.port_id, a: r.policy_id, b: null, c: null })),
+    ...netQos.map((r) => ({ kind: 'netqos' as const, port_id: r.port_id, a: r.policy_id, b: null, c: null })),
   ];
 }
 
@@ -195,7 +211,15 @@ export async function loadPortRecords(db: Db, rows: PortTable[]): Promise<PortRe
 function assemblePortRecords(rows: readonly PortTable[], children: readonly ChildRow[]): PortRecord[] {
   const records = new Map<string, PortRecord>();
   for (const row of rows) {
-    records.set(row.id, { row, fixedIps: [], addressPairs: [], extraDhcpOpts: [], securityGroups: [], tags: [] });
+    records.set(row.id, {
+      row,
+      fixedIps: [],
+      addressPairs: [],
+      extraDhcpOpts: [],
+      securityGroups: [],
+      tags: [],
+      qos: { policyId: null, networkPolicyId: null },
+    });
   }
   for (const child of children) {
     const record = records.get(child.port_id);
@@ -215,6 +239,12 @@ function assemblePortRecords(rows: readonly PortTable[], children: readonly Chil
         break;
       case 'tag':
         record.tags.push(child.a);
+        break;
+      case 'qos':
+        record.qos.policyId = child.a;
+        break;
+      case 'netqos':
+        record.qos.networkPolicyId = child.a;
         break;
     }
   }

@@ -23,7 +23,8 @@ export type ResourceTable =
   | 'subnetpools'
   | 'address_scopes'
   | 'bgp_speakers'
-  | 'bgp_peers';
+  | 'bgp_peers'
+  | 'qos_policies';
 
 /**
  * Columns stored as JSON text (short lists that are never filtered on), with the value a caller

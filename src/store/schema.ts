@@ -297,6 +297,43 @@ export interface BgpSpeakerDrAgentBindingTable {
   bgp_speaker_id: string;
 }
 
+/** A QoS policy (`qos` service plugin); `is_default` lives in `qos_policy_defaults`. */
+export interface QosPolicyTable extends StandardColumns {
+  id: string;
+  project_id: string;
+  name: string;
+  shared: DbBool;
+}
+
+/** A QoS rule of any type; the columns of other types are null, `direction` '' where it has none. */
+export interface QosRuleTable {
+  id: string;
+  qos_policy_id: string;
+  type: string;
+  direction: string;
+  max_kbps: number | null;
+  max_burst_kbps: number | null;
+  dscp_mark: number | null;
+  min_kbps: number | null;
+  created_at: string;
+}
+
+/** A project's default QoS policy (`qos-default`): given to its new networks that name none. */
+export interface QosPolicyDefaultTable {
+  project_id: string;
+  qos_policy_id: string;
+}
+
+export interface QosPortBindingTable {
+  port_id: string;
+  policy_id: string;
+}
+
+export interface QosNetworkBindingTable {
+  network_id: string;
+  policy_id: string;
+}
+
 export interface Schema {
   networks: NetworkTable;
   external_networks: ExternalNetworkTable;
@@ -326,4 +363,9 @@ export interface Schema {
   bgp_speaker_peer_bindings: BgpSpeakerPeerBindingTable;
   bgp_speaker_network_bindings: BgpSpeakerNetworkBindingTable;
   bgp_speaker_dragent_bindings: BgpSpeakerDrAgentBindingTable;
+  qos_policies: QosPolicyTable;
+  qos_rules: QosRuleTable;
+  qos_policy_defaults: QosPolicyDefaultTable;
+  qos_port_policy_bindings: QosPortBindingTable;
+  qos_network_policy_bindings: QosNetworkBindingTable;
 }

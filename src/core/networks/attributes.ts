@@ -8,6 +8,7 @@ import { convertToBoolean, convertToInt, convertToLowercase } from '../converter
 import { validateDnsDomainName } from '../dns.js';
 import { InvalidInput } from '../errors.js';
 import { DESCRIPTION, ID, NAME, PROJECT, STANDARD_TAIL } from '../standard-attributes.js';
+import { QOS_POLICY_ID } from '../qos/attributes.js';
 import { validateListOfUniqueStrings, validateNonNegative, validateString, type Validator } from '../validators.js';
 
 /** Neutron stores the hints as JSON in a 255-character column and refuses longer lists. */
@@ -75,6 +76,7 @@ export const NETWORK_SPEC: ResourceSpec = {
       sort: true,
     },
     port_security_enabled: bool(true, { enforcePolicy: true }),
+    qos_policy_id: QOS_POLICY_ID,
     'provider:network_type': provider({ validate: validateString(32) }),
     'provider:physical_network': provider({ validate: validateString(64) }),
     'provider:segmentation_id': provider({ convert: convertToInt }),

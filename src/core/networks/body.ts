@@ -18,6 +18,7 @@ const changeable = {
   'provider:network_type': z.string(),
   'provider:physical_network': z.string(),
   'provider:segmentation_id': z.number(),
+  qos_policy_id: z.string().nullable(),
 };
 
 const createSchema = z.object({

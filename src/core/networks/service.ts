@@ -49,6 +49,7 @@ import { deleteNetworkContents, portsBlockingNetworkDelete, hasRouterGatewayPort
 import { subnetsOfNetwork } from '../../store/subnets.js';
 import { checkNetworkMtuForSubnet } from '../subnets/validation.js';
 import { NETWORK_SPEC } from './attributes.js';
+import type { QosBindings } from '../qos/bindings.js';
 import {
   allocateTenantSegment,
   maxMtu,
@@ -94,7 +95,10 @@ export class NetworkService implements ResourceService {
    */
   readonly deleteHooks: ((tx: Tx, networkId: string) => Promise<ResourceContext[]>)[] = [];
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly qos: QosBindings,
+  ) {}
 
   notFound(id: string | null): Error {
     return NetworkNotFound({ net_id: id });
@@ -119,6 +123,7 @@ export class NetworkService implements ResourceService {
       'router:external': record.external,
       description: row.description,
       port_security_enabled: toBool(row.port_security_enabled),
+      qos_policy_id: record.qosPolicyId,
       dns_domain: row.dns_domain,
       tags: record.tags,
       created_at: row.created_at,
@@ -215,6 +220,7 @@ export class NetworkService implements ResourceService {
       });
     }
     if (body['router:external']) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
+    await this.qos.attachNew(tx, ctx, 'network', row.id, body.qos_policy_id, projectId);
     const [record] = await loadNetworkRecords(tx, [row]);
     const view = this.view(record!, ctx);
     const current = networkState(view, record!.segments);
@@ -250,6 +256,7 @@ export class NetworkService implements ResourceService {
         patch.mtu = validMtu(mtu, maxMtu(deps.segments, segmentOf(await this.reload(tx, id))));
       }
       if (change.shared !== undefined) await this.updateShared(tx, record, change.shared);
+      if (change.qos_policy_id !== undefined) await this.qos.change(tx, ctx, 'network', id, change.qos_policy_id);
       const external = change['router:external'];
       if (external !== undefined && external !== record.external) {
         if (!external && (await hasRouterGatewayPorts(tx, id))) throw ExternalNetworkInUse({ net_id: id });

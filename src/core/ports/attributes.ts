@@ -24,6 +24,7 @@ import {
 } from '../errors.js';
 import { formatNetwork, isMulticast, networksOverlap, parseIp, parseNetwork } from '../ip.js';
 import { DESCRIPTION, ID, NAME, PROJECT, STANDARD_TAIL } from '../standard-attributes.js';
+import { QOS_NETWORK_POLICY_ID, QOS_POLICY_ID } from '../qos/attributes.js';
 import {
   isPlainObject,
   orNone,
@@ -238,6 +239,8 @@ export function createPortSpec(config: NetworkConfig): ResourceSpec {
         visible: true,
         enforcePolicy: true,
       },
+      qos_policy_id: QOS_POLICY_ID,
+      qos_network_policy_id: QOS_NETWORK_POLICY_ID,
       ...STANDARD_TAIL,
       tags: {
         post: true,

@@ -29,6 +29,7 @@ const changeable = {
   'binding:profile': z.record(z.string(), z.unknown()).nullable(),
   dns_name: z.string(),
   dns_domain: z.string(),
+  qos_policy_id: z.string().nullable(),
 };
 
 const createSchema = z.object({

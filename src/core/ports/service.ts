@@ -61,6 +61,8 @@ import {
   type FixedIpRequest,
 } from './fixed-ips.js';
 import { generateUniqueMac, randomMac } from './mac.js';
+import type { QosBindings } from '../qos/bindings.js';
+import { boundQosPolicies } from '../../store/qos.js';
 import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
 
@@ -103,6 +105,7 @@ export class PortService implements ResourceService {
   constructor(
     private readonly deps: CoreDeps,
     private readonly networks: NetworkService,
+    private readonly qos: QosBindings,
   ) {
     this.spec = createPortSpec(deps.config.network);
   }
@@ -139,6 +142,8 @@ export class PortService implements ResourceService {
       'binding:vif_type': row.binding_vif_type,
       'binding:vif_details': parseJsonObject(row.binding_vif_details),
       port_security_enabled: toBool(row.port_security_enabled),
+      qos_policy_id: record.qos.policyId,
+      qos_network_policy_id: record.qos.networkPolicyId,
       dns_name: row.dns_name,
       dns_assignment: dnsAssignment(addresses, row.dns_name, this.deps.config.network.dns_domain, row.dns_domain),
       dns_domain: row.dns_domain,
@@ -336,12 +341,17 @@ export class PortService implements ResourceService {
       extraDhcpOpts: optionsForNewPort(body.extra_dhcp_opts),
       securityGroups: security.securityGroups,
       tags: body.tags,
+      qos: {
+        policyId: null,
+        networkPolicyId: (await boundQosPolicies(tx, 'network', [networkId])).get(networkId) ?? null,
+      },
     });
     const binding = deps.drivers.bindPort(portState(this.view(record)));
     values.binding_vif_type = binding.vifType;
     values.binding_vif_details = binding.vifDetails;
     Object.assign(row, await insertRow(deps.store, tx, 'ports', values));
     await insertPortChildren(tx, record);
+    record.qos.policyId = await this.qos.attachNew(tx, ctx, 'port', row.id, body.qos_policy_id, projectId);
     const view = this.view(record);
     const state = portState(view);
     return { view, port: state, event: { resource: 'port', operation: 'create', request: ctx, current: state } };
@@ -410,6 +420,7 @@ export class PortService implements ResourceService {
       mac,
     });
 
+    if (change.qos_policy_id !== undefined) await this.qos.change(tx, ctx, 'port', id, change.qos_policy_id);
     const security = await securityForUpdate(deps, tx, ctx, record, body, change);
     if (security.portSecurity !== undefined) patch.port_security_enabled = security.portSecurity;
     if (security.securityGroups) await replacePortSecurityGroups(tx, id, security.securityGroups);

@@ -27,7 +27,8 @@ export interface TagParent {
   /** URL segment of the collection: `networks`, `security-groups`. */
   readonly path: string;
   /** The collection's table, whose revision a tag change bumps. */
-  readonly table: 'networks' | 'subnets' | 'ports' | 'security_groups' | 'routers' | 'floatingips' | 'subnetpools';
+  readonly table:
+    'networks' | 'subnets' | 'ports' | 'security_groups' | 'routers' | 'floatingips' | 'subnetpools' | 'qos_policies';
   readonly service: ResourceService;
 }
 

@@ -244,6 +244,9 @@ export class OvnMechanismDriver implements MechanismDriver {
         const id = current.id;
         await this.reconcile(keyOf('network', id));
         if (operation === 'create') await this.host.ensureMetadataPort(id);
+        // Ports without a QoS policy of their own follow their network's (`qos_network_policy_id`).
+        if (operation === 'update' && original && original.qos_policy_id !== current.qos_policy_id)
+          await this.reconcilePorts((await this.host.reader.portsOfNetwork(id)).map((p) => p.id));
         if (operation === 'update' && original && original.mtu !== current.mtu) {
           for (const subnet of await this.host.reader.subnetsOfNetwork(id))
             await this.reconcile(keyOf('subnet', subnet.id));
@@ -287,7 +290,13 @@ export class OvnMechanismDriver implements MechanismDriver {
         return void (await this.reconcile(keyOf('router', context.current.id)));
       case 'floatingip':
         return this.afterFloatingIpWrite(context.current, context.original, operation);
+      case 'qos_policy':
+        return this.reconcilePorts(await this.host.reader.portIdsUsingQosPolicy(context.current.id));
     }
+  }
+
+  private async reconcilePorts(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await this.reconcile(keyOf('port', id));
   }
 
   /**

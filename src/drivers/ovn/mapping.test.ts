@@ -53,6 +53,7 @@ function network(overrides: Partial<NetworkState> = {}): NetworkState {
     'provider:network_type': 'geneve',
     'provider:physical_network': null,
     'provider:segmentation_id': 1234,
+    qos_policy_id: null,
     segments: [{ id: 'seg-1', network_type: 'geneve', physical_network: null, segmentation_id: 1234 }],
     revision_number: 3,
     ...overrides,
@@ -99,6 +100,8 @@ function port(overrides: Partial<PortState> = {}): PortState {
     'binding:vnic_type': 'normal',
     'binding:profile': {},
     'binding:vif_type': 'unbound',
+    qos_policy_id: null,
+    qos_network_policy_id: null,
     revision_number: 5,
     ...overrides,
   };

@@ -14,6 +14,7 @@ import type {
   LogicalSwitchRow,
   NatRow,
   PortGroupRow,
+  QosRow,
   ReplicaView,
   NbTables,
 } from './ovsdb/index.js';
@@ -25,7 +26,7 @@ export type SwitchPortRow = LogicalSwitchPortRow;
 /** The NB tables and columns the driver monitors (everything it writes, plus LSP `up`). */
 export const NB_MONITORED = {
   NB_Global: ['nb_cfg', 'external_ids', 'options'],
-  Logical_Switch: ['name', 'ports', 'external_ids', 'other_config'],
+  Logical_Switch: ['name', 'ports', 'external_ids', 'other_config', 'qos_rules'],
   Logical_Switch_Port: [
     'name',
     'type',
@@ -50,6 +51,7 @@ export const NB_MONITORED = {
   Logical_Router_Static_Route: ['ip_prefix', 'nexthop', 'external_ids'],
   HA_Chassis_Group: ['name', 'external_ids', 'ha_chassis'],
   HA_Chassis: ['chassis_name', 'priority'],
+  QoS: ['priority', 'direction', 'match', 'action', 'bandwidth', 'external_ids'],
 } as const;
 
 /** A Neutron port's LSP (not a localnet, router-side or hand-made one). */
@@ -114,6 +116,21 @@ export class NbView {
   /** A port's own rows (from its extra DHCP options). */
   portDhcp(portId: string): DhcpOptionsRow[] {
     return [...this.dhcpOptions()].filter((row) => row.external_ids.port_id === portId);
+  }
+
+  /** The QoS rows ML2/OVN keeps for a port (`external_ids:neutron:port_id`). */
+  portQos(portId: string): QosRow[] {
+    return [...this.replica.table('QoS').values()].filter((row) => row.external_ids['neutron:port_id'] === portId);
+  }
+
+  /** Every QoS row a Neutron port owns. */
+  allPortQos(): QosRow[] {
+    return [...this.replica.table('QoS').values()].filter((row) => row.external_ids['neutron:port_id'] !== undefined);
+  }
+
+  /** The switch whose `qos_rules` hold this row. */
+  switchOfQos(uuid: string): LogicalSwitchRow | undefined {
+    return this.replica.findOne('Logical_Switch', 'qos_rules', uuid);
   }
 
   portGroup(name: string): PortGroupRow | undefined {

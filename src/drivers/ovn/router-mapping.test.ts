@@ -28,6 +28,7 @@ const network = (id: string, extra: Partial<NetworkState>): NetworkState => ({
   'provider:network_type': 'geneve',
   'provider:physical_network': null,
   'provider:segmentation_id': 7,
+  qos_policy_id: null,
   segments: [],
   revision_number: 1,
   ...extra,
@@ -69,6 +70,8 @@ const port = (id: string, owner: string, networkId: string, subnetId: string, ip
   'binding:vnic_type': 'normal',
   'binding:profile': {},
   'binding:vif_type': 'unbound',
+  qos_policy_id: null,
+  qos_network_policy_id: null,
   revision_number: 3,
 });
 

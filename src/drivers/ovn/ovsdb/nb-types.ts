@@ -237,6 +237,16 @@ export interface MeterRow extends Row {
   readonly unit: 'kbps' | 'pktps';
 }
 
+/** `QoS`: a rate limit (`bandwidth`) and/or DSCP mark (`action`) on a switch's traffic that `match`es. */
+export interface QosRow extends Row {
+  readonly priority: number;
+  readonly direction: 'from-lport' | 'to-lport';
+  readonly match: string;
+  readonly action: Readonly<Record<string, number>>;
+  readonly bandwidth: Readonly<Record<string, number>>;
+  readonly external_ids: Readonly<Record<string, string>>;
+}
+
 /** Table name → row type, for `OvsdbClient<NbTables>` and `operationsFor<NbTables>()`. */
 export type NbTables = {
   NB_Global: NbGlobalRow;
@@ -256,6 +266,7 @@ export type NbTables = {
   NAT: NatRow;
   Load_Balancer: LoadBalancerRow;
   Meter: MeterRow;
+  QoS: QosRow;
 };
 
 /** The tables above, for `OvsdbClientOptions.tables` (every column of each). */
@@ -277,4 +288,5 @@ export const NB_TABLES: Readonly<Record<keyof NbTables, 'all'>> = {
   NAT: 'all',
   Load_Balancer: 'all',
   Meter: 'all',
+  QoS: 'all',
 };

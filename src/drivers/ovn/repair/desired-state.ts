@@ -4,7 +4,15 @@
  * MAC, a router's gateway chassis), from the NB replica. Shared by the per-resource repair
  * (`nb-sync.ts`) and the full pass (`full-sync.ts`), so both write the same rows. Writes nothing.
  */
-import type { FloatingIpState, NetworkState, PortState, ResourceReader, RouterState, SubnetState } from '../../host.js';
+import type {
+  FloatingIpState,
+  NetworkState,
+  PortState,
+  QosRuleState,
+  ResourceReader,
+  RouterState,
+  SubnetState,
+} from '../../host.js';
 import {
   localnetPorts,
   logicalSwitch,
@@ -16,6 +24,7 @@ import {
 } from '../mapping.js';
 import type { NbView } from '../nb-view.js';
 import { planPort } from '../planner.js';
+import { planPortQos, portQosRows, withQos } from '../qos.js';
 import { logicalRouterName, routerRows, type RouterOptions, type RouterRows } from '../router-mapping.js';
 
 export interface DesiredStateOptions {
@@ -55,6 +64,7 @@ export class DesiredState {
     network: Pick<NetworkState, 'id' | 'mtu'>,
     subnets: ReadonlyMap<string, SubnetState>,
     addressPairHolders: ReadonlyMap<string, readonly string[]>,
+    qosRules: readonly QosRuleState[],
   ) {
     const nb = this.options.nbView;
     const rows = switchPortRows(port, {
@@ -65,7 +75,12 @@ export class DesiredState {
       vipFailover: this.options.mapping.vipFailover,
     });
     const switchName = logicalSwitchName(port.network_id);
-    return () => planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid);
+    const qos = portQosRows(port, qosRules);
+    return () =>
+      withQos(
+        planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid),
+        planPortQos(nb, port.id, switchName, qos),
+      );
   }
 
   /** A router's rows from its ports, their subnets and networks, and its floating IPs. */

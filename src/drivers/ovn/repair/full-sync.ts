@@ -22,6 +22,7 @@ import type { NbView } from '../nb-view.js';
 import { OvsdbTransactionError, type Operation } from '../ovsdb/index.js';
 import { isRouterPort, logicalRouterName } from '../router-mapping.js';
 import { planRouter } from '../router-planner.js';
+import { effectiveQosPolicyId, planPortQos, withQos } from '../qos.js';
 import type { DesiredState } from './desired-state.js';
 import { keyOf, type ResourceKey } from './resource-key.js';
 import {
@@ -130,19 +131,37 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
     }
   }
   const ports = new Set<string>();
+  const qosPolicies = snapshot.ports.map(effectiveQosPolicyId).filter((id): id is string => id !== null);
+  const qosRules = qosPolicies.length > 0 ? await deps.reader.qosRules(qosPolicies) : new Map<string, never[]>();
   for (const port of snapshot.ports) {
     if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
     ports.add(port.id);
     const network = networks.get(port.network_id)!;
+    const policyId = effectiveQosPolicyId(port);
     await batch.add(
       keyOf('port', port.id),
-      desiredState.portPlan(port, network, subnets, holders.get(port.network_id) ?? new Map()),
+      desiredState.portPlan(
+        port,
+        network,
+        subnets,
+        holders.get(port.network_id) ?? new Map(),
+        (policyId && qosRules.get(policyId)) || [],
+      ),
     );
   }
+  const gone = (id: string) =>
+    withQos(
+      planPort(nb, id, '', undefined, () => undefined),
+      planPortQos(nb, id, '', []),
+    );
   for (const row of [...nb.switchPorts()]) {
     if (row.external_ids['neutron:port_name'] !== undefined && !ports.has(row.name)) {
-      await batch.add(keyOf('port', row.name), () => planPort(nb, row.name, '', undefined, () => undefined), [], false);
+      await batch.add(keyOf('port', row.name), () => gone(row.name), [], false);
     }
+  }
+  // QoS rows of ports that are gone (their LSP went first, or by hand).
+  for (const id of new Set(nb.allPortQos().map((row) => row.external_ids['neutron:port_id']!))) {
+    if (!ports.has(id) && !nb.switchPort(id)) await batch.add(keyOf('port', id), () => gone(id), [], false);
   }
   await batch.flush();
 

@@ -29,6 +29,7 @@ import { logicalRouterName } from '../router-mapping.js';
 import { planRouter } from '../router-planner.js';
 import type { OvsdbClient, NbTables, Operation } from '../ovsdb/index.js';
 import type { DesiredState } from './desired-state.js';
+import { effectiveQosPolicyId, planPortQos, withQos } from '../qos.js';
 import { keyOf, parseKey, type ResourceKey } from './resource-key.js';
 import {
   mergeMutations,
@@ -229,7 +230,10 @@ export class NbSync {
     if (!port || isIgnoredPort(port))
       return this.remove(
         key,
-        planPort(this.nbView, id, '', undefined, () => undefined),
+        withQos(
+          planPort(this.nbView, id, '', undefined, () => undefined),
+          planPortQos(this.nbView, id, '', []),
+        ),
       );
     // What the port's row points at must exist first: its switch, its subnets' DHCP rows, its groups.
     if (!this.nbView.logicalSwitch(logicalSwitchName(port.network_id)))
@@ -250,7 +254,12 @@ export class NbSync {
       port.network_id,
       port.fixed_ips.map((ip) => ip.ip_address),
     );
-    return this.apply(key, this.desired.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders));
+    const policyId = effectiveQosPolicyId(port);
+    const qosRules = policyId ? ((await reader.qosRules([policyId])).get(policyId) ?? []) : [];
+    return this.apply(
+      key,
+      this.desired.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders, qosRules),
+    );
   }
 
   /**

@@ -109,6 +109,10 @@ export class NbWatch {
       }
       case 'HA_Chassis':
         return routerKeys(nb.groupOfHaChassis(change.uuid)?.name);
+      case 'QoS': {
+        const id = (change.row ?? change.old)!.external_ids['neutron:port_id'];
+        return id ? [keyOf('port', id)] : [];
+      }
       default:
         return [];
     }
