@@ -13,6 +13,7 @@ import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
 import { registerOperatorCommand } from './operator.js';
 import { createLogger, startServer } from './serve.js';
+import { octonetVersion } from './version.js';
 
 function onSignals(stop: () => Promise<void>): void {
   let stopping = false;
@@ -27,7 +28,13 @@ function onSignals(stop: () => Promise<void>): void {
 
 const program = new Command('octonet')
   .description('A Neutron-compatible network control plane on OVN, for Octavia load balancers')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Not commander's `.version()`: that wants the string up front, and finding the commit runs git.
+  .option('-V, --version', 'print the version (and the git commit it was built from) and exit')
+  .on('option:version', () => {
+    process.stdout.write(`octonet ${octonetVersion()}\n`);
+    process.exit(0);
+  });
 
 program
   .command('serve')

@@ -13,6 +13,7 @@ import { createNovaNotifier } from '../notifiers/nova.js';
 import { openStore, type Store } from '../store/database.js';
 import type { StoreEvents } from '../store/outage.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { octonetVersion } from './version.js';
 
 export interface RunningServer {
   /** Base URL of the API, e.g. `http://127.0.0.1:9696`. */
@@ -159,7 +160,7 @@ export async function startServer(
     services = createServices({ store, config, authz: authorizer, logger, drivers });
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
-    app = await createApiServer({ config, services, authorizer, logger, metrics });
+    app = await createApiServer({ config, services, authorizer, logger, metrics, version: octonetVersion() });
     await app.listen({ host, port });
   } catch (error) {
     await app?.close();

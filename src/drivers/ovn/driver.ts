@@ -13,7 +13,14 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
-import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext, VirtualPortHolder } from '../contract.js';
+import type {
+  AgentProvider,
+  DependencyCheck,
+  MechanismDriver,
+  PortBinding,
+  ResourceContext,
+  VirtualPortHolder,
+} from '../contract.js';
 import type { DriverHost, FloatingIpState, PortState } from '../host.js';
 import { RouterGateways } from './gateways.js';
 import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
@@ -184,6 +191,17 @@ export class OvnMechanismDriver implements MechanismDriver {
         'OVN not reachable yet; serving the API and connecting in the background',
       );
     this.repair.startPeriodic();
+  }
+
+  /** The NB and SB connections (`/readyz`). */
+  readiness(): DependencyCheck[] {
+    const connection = (name: string, client: OvsdbClient<NbTables> | OvsdbClient<SbTables>, remotes: string) => ({
+      name,
+      ready: client.connected,
+      detail: client.connected ? `connected to ${client.currentRemote}` : `not connected (${remotes})`,
+    });
+    const { nb_connection, sb_connection } = this.options.ovn;
+    return [connection('ovn_nb', this.nb, nb_connection), connection('ovn_sb', this.sb, sb_connection)];
   }
 
   async stop(): Promise<void> {
