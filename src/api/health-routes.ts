@@ -102,22 +102,32 @@ async function answerHealthcheck(request: FastifyRequest, reply: FastifyReply): 
   return healthcheckBody(offer, reasons);
 }
 
-/** `SELECT 1` on the store, within the probe's timeout; one probe at a time shares its answer. */
+/**
+ * `SELECT 1` on the store, within the probe's timeout; one probe at a time shares its answer. The
+ * answer names the backend and the kind of failure only: `/readyz` needs no token, so addresses and
+ * server messages stay in the log.
+ */
 function databaseProbe(store: Store): () => Promise<DependencyCheck> {
+  const backend = store.dialect.describe.split(':')[0]!;
   let running: Promise<DependencyCheck> | undefined;
   const probe = async (): Promise<DependencyCheck> => {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${DATABASE_PROBE_TIMEOUT_MS / 1000} s`)),
-        DATABASE_PROBE_TIMEOUT_MS,
-      );
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), DATABASE_PROBE_TIMEOUT_MS);
     });
     try {
-      await Promise.race([sql`select 1`.execute(store.db), timeout]);
-      return { name: 'database', ready: true, detail: store.dialect.describe };
+      const answer = await Promise.race([sql`select 1`.execute(store.db), timeout]);
+      if (answer === 'timeout') {
+        return {
+          name: 'database',
+          ready: false,
+          detail: `${backend}: no answer within ${DATABASE_PROBE_TIMEOUT_MS / 1000} s`,
+        };
+      }
+      return { name: 'database', ready: true, detail: backend };
     } catch (error) {
-      return { name: 'database', ready: false, detail: `${store.dialect.describe}: ${(error as Error).message}` };
+      const kind = store.classifyError(error)?.kind ?? 'error';
+      return { name: 'database', ready: false, detail: `${backend}: unavailable (${kind})` };
     } finally {
       clearTimeout(timer);
     }

@@ -57,6 +57,10 @@ program
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
   .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
   .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
+  .option(
+    '--ovn-nb-takeover',
+    'take over an NB another octonet deployment marked as its own (one deliberate start only)',
+  )
   .action(async (options: Record<string, string | boolean | undefined>) => {
     const config = loadConfig({
       file: options.config as string | undefined,
@@ -75,7 +79,7 @@ program
           project_domain: options.keystoneProjectDomain,
         },
         log_level: options.logLevel,
-        ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb },
+        ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb, nb_takeover: options.ovnNbTakeover },
       },
     });
     const logger = createLogger(config);

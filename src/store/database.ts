@@ -23,6 +23,7 @@ import * as m0002 from './migrations/0002-routers.js';
 import * as m0003 from './migrations/0003-subnetpools.js';
 import * as m0004 from './migrations/0004-bgp.js';
 import * as m0005 from './migrations/0005-port-bindings.js';
+import * as m0006 from './migrations/0006-deployment-identity.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-subnetpools': m0003,
   '0004-bgp': m0004,
   '0005-port-bindings': m0005,
+  '0006-deployment-identity': m0006,
 };
 
 export interface Store {
