@@ -35,7 +35,7 @@ const OFFERS = ['text/plain', 'text/html', 'application/json'] as const;
 type Offer = (typeof OFFERS)[number];
 
 /** The `Accept` offer webob's `acceptable_offers(...)[0]` picks; text/plain when none is acceptable. */
-export function negotiate(accept: string | undefined): Offer {
+function negotiate(accept: string | undefined): Offer {
   if (!accept?.trim()) return 'text/plain';
   const ranges = accept.split(',').map((part) => {
     const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());

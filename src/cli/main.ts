@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
 import { registerBgpAgentCommand } from './bgp-agent.js';
+import { registerDbSyncCommand } from './db-sync.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
@@ -100,6 +101,7 @@ program
   });
 
 registerBgpAgentCommand(program);
+registerDbSyncCommand(program);
 registerLabCommand(program);
 registerMgmtNetCommand(program);
 registerNodeAgentCommand(program);
