@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { BACKENDS, useApi } from '../fixtures/api.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
@@ -125,6 +126,32 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+describe('health endpoints under auth: keystone', () => {
+  // A Keystone nobody answers at: token validation could not succeed, and the probes must not need it.
+  const dir = mkdtempSync(join(tmpdir(), 'octonet-health-'));
+  writeFileSync(join(dir, 'password'), 'secret\n');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const api = useApi('sqlite', {
+    config: {
+      auth: 'keystone',
+      keystone: {
+        url: 'http://127.0.0.1:9/v3',
+        user: 'octonet',
+        project: 'service',
+        password_file: join(dir, 'password'),
+      },
+    },
+  });
+
+  it('answer without a token, while the API itself asks for one', async () => {
+    assert.equal((await fetch(`${api.url}/healthcheck`)).status, 200);
+    const ready = await fetch(`${api.url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(Object.keys(((await ready.json()) as Readiness).checks), ['database']);
+    assert.equal((await fetch(`${api.url}/v2.0/networks`)).status, 401);
+  });
+});
 
 describe('octonet --version', () => {
   it('prints package.json version and the checkout commit', () => {
