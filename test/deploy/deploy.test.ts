@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -101,6 +101,23 @@ describe('deploy/kustomize and the chart', () => {
     const octonet = images.filter((i) => i.image.includes('octonet'));
     assert.ok(octonet.length >= 4, 'server, db-sync, operator, node agent');
     for (const { object, image } of octonet) assert.equal(image, IMAGE, object);
+  });
+
+  it('the Containerfile copies what exists and runs the build tsconfig.build.json makes', () => {
+    // No image is built here (its base image comes from a registry this machine does not reach).
+    const containerfile = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
+    const sources = [...containerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(' '));
+    assert.ok(sources.includes('src') && sources.includes('package-lock.json') && sources.includes('src/web/assets'));
+    for (const source of sources) assert.ok(existsSync(join(ROOT, source)), `COPY ${source}`);
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
+      compilerOptions: { outDir: string };
+    };
+    assert.match(containerfile, new RegExp(`/opt/octonet/${build.compilerOptions.outDir}/cli/main\\.js`));
+    // The commit `octonet --version` reads (src/cli/version.ts) is written where it looks for it.
+    assert.match(containerfile, /> build-info\.json/);
+    assert.match(readFileSync(join(ROOT, 'src/cli/version.ts'), 'utf8'), /build-info\.json/);
+    assert.match(containerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
+    assert.match(containerfile, /openvswitch-common ovn-common/);
   });
 
   it("probes hit octonet's real health paths on the port the config listens on", () => {
