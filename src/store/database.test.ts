@@ -13,6 +13,16 @@ import { migrate, openStore, type Store } from './database.js';
 import { deploymentIdentity } from './identity.js';
 import { toBool, type NetworkSegmentTable, type NetworkTable } from './schema.js';
 
+/** Every migration, in the order they apply. */
+const MIGRATION_NAMES = [
+  '0001-initial',
+  '0002-routers',
+  '0003-subnetpools',
+  '0004-bgp',
+  '0005-port-bindings',
+  '0006-deployment-identity',
+];
+
 const TABLES = [
   'address_scopes',
   'allowed_address_pairs',
@@ -141,14 +151,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        [
-          '0001-initial',
-          '0002-routers',
-          '0003-subnetpools',
-          '0004-bgp',
-          '0005-port-bindings',
-          '0006-deployment-identity',
-        ],
+        MIGRATION_NAMES,
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -161,14 +164,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          [
-            '0001-initial',
-            '0002-routers',
-            '0003-subnetpools',
-            '0004-bgp',
-            '0005-port-bindings',
-            '0006-deployment-identity',
-          ],
+          MIGRATION_NAMES,
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();
