@@ -28,6 +28,8 @@ export interface ApiDeps {
   readonly logger: Logger;
   /** What `GET /metrics` exposes (Prometheus text format). */
   readonly metrics: Registry;
+  /** What `/readyz` reports as the running version (`octonet --version`). */
+  readonly version?: string;
   /** Who is calling; by default the one `config.auth` names. */
   readonly authenticator?: Authenticator;
 }

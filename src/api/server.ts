@@ -33,6 +33,7 @@ import { registerIpAvailabilityRoutes } from './ip-availability-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerQosRoutes } from './qos-routes.js';
 import { registerWebRoutes } from '../web/routes.js';
+import { isHealthPath, registerHealthRoutes } from './health-routes.js';
 
 export type { ApiDeps } from './http.js';
 
@@ -48,7 +49,8 @@ const isWebPath = (url: string) => url === '/ui' || url.startsWith('/ui/');
  */
 function servedWithoutToken(request: FastifyRequest): boolean {
   const routeUrl = request.routeOptions.url;
-  if (routeUrl === '/' || routeUrl === METRICS_PATH || (routeUrl !== undefined && isWebPath(routeUrl))) return true;
+  if (routeUrl === '/' || routeUrl === METRICS_PATH || isHealthPath(routeUrl)) return true;
+  if (routeUrl !== undefined && isWebPath(routeUrl)) return true;
   return routeUrl === undefined && !request.url.startsWith('/v2.0');
 }
 
@@ -176,7 +178,8 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
       }
     }
     refuseNulInUrl(request.url);
-    if (request.url !== METRICS_PATH && !isWebPath(request.url) && !acceptsJson(request.headers.accept)) {
+    const ownAcceptRules = request.url === METRICS_PATH || isWebPath(request.url) || isHealthPath(request.url);
+    if (!ownAcceptRules && !acceptsJson(request.headers.accept)) {
       throw httpError(
         'HTTPNotAcceptable',
         'The server could not comply with the request since it is either malformed or otherwise incorrect.',
@@ -207,8 +210,10 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
       { method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode },
       reply.elapsedTime / 1000,
     );
-    // One line per request; headers (tokens) are never logged.
-    request.log.info(
+    // One line per request; headers (tokens) are never logged. Probes every few seconds are not news.
+    const log = isHealthPath(request.routeOptions.url) ? request.log.debug : request.log.info;
+    log.call(
+      request.log,
       {
         method: request.method,
         url: request.url,
@@ -230,6 +235,7 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
       return deps.metrics.metrics();
     },
   });
+  registerHealthRoutes(app, deps, deps.version ?? 'unknown');
   registerDiscoveryRoutes(app, deps);
   for (const service of deps.services.resources) registerResourceRoutes(app, deps, service);
   registerTagRoutes(app, deps);

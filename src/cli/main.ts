@@ -8,11 +8,13 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
 import { registerBgpAgentCommand } from './bgp-agent.js';
+import { registerDbSyncCommand } from './db-sync.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
 import { registerOperatorCommand } from './operator.js';
 import { createLogger, logNeutronConfig, readNeutronConfig, startServer } from './serve.js';
+import { octonetVersion } from './version.js';
 
 /** Commander's way to take a flag more than once. */
 const repeatable = (value: string, previous: string[] = []) => [...previous, value];
@@ -30,7 +32,13 @@ function onSignals(stop: () => Promise<void>): void {
 
 const program = new Command('octonet')
   .description('A Neutron-compatible network control plane on OVN, for Octavia load balancers')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Not commander's `.version()`: that wants the string up front, and finding the commit runs git.
+  .option('-V, --version', 'print the version (and the git commit it was built from) and exit')
+  .on('option:version', () => {
+    process.stdout.write(`octonet ${octonetVersion()}\n`);
+    process.exit(0);
+  });
 
 program
   .command('serve')
@@ -64,6 +72,10 @@ program
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
   .option('--ovn-nb <remote>', 'OVN northbound database, e.g. unix:/run/ovn/ovnnb_db.sock (default: no OVN)')
   .option('--ovn-sb <remote>', 'OVN southbound database, e.g. tcp:10.0.0.2:6642')
+  .option(
+    '--ovn-nb-takeover',
+    'take over an NB another octonet deployment marked as its own (one deliberate start only)',
+  )
   .action(async (options: Record<string, string | string[] | boolean | undefined>) => {
     const neutronFiles = (options.configFile as string[] | undefined) ?? [];
     const neutronDirs = (options.configDir as string[] | undefined) ?? [];
@@ -90,7 +102,7 @@ program
           project_domain: options.keystoneProjectDomain,
         },
         log_level: options.logLevel,
-        ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb },
+        ovn: { nb_connection: options.ovnNb, sb_connection: options.ovnSb, nb_takeover: options.ovnNbTakeover },
       },
     });
     const logger = createLogger(config);
@@ -112,6 +124,7 @@ program
   });
 
 registerBgpAgentCommand(program);
+registerDbSyncCommand(program);
 registerLabCommand(program);
 registerMgmtNetCommand(program);
 registerNodeAgentCommand(program);

@@ -14,8 +14,10 @@ import { createDriverHost } from '../core/driver-host.js';
 import type { MechanismDriver } from '../drivers/contract.js';
 import { createNovaNotifier } from '../notifiers/nova.js';
 import { openStore, type Store } from '../store/database.js';
+import { deploymentIdentity } from '../store/identity.js';
 import type { StoreEvents } from '../store/outage.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { octonetVersion } from './version.js';
 
 export interface RunningServer {
   /** Base URL of the API, e.g. `http://127.0.0.1:9696`. */
@@ -30,13 +32,23 @@ export interface RunningServer {
  * The mechanism drivers the config asks for: the OVN driver when an NB connection is set (loaded
  * only then, so an API-only deployment never loads it), and Nova's notifier when `nova:` is set.
  */
-async function createDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {
+async function createDrivers(
+  config: Config,
+  logger: Logger,
+  metrics: Registry,
+  store: Store,
+): Promise<MechanismDriver[]> {
   // Nova's events listen to every committed write; first, so an event never waits for an NB write.
   const nova = await createNovaNotifier(config.nova, logger, metrics);
-  return [...(nova ? [nova] : []), ...(await createDataPlaneDrivers(config, logger, metrics))];
+  return [...(nova ? [nova] : []), ...(await createDataPlaneDrivers(config, logger, metrics, store))];
 }
 
-async function createDataPlaneDrivers(config: Config, logger: Logger, metrics: Registry): Promise<MechanismDriver[]> {
+async function createDataPlaneDrivers(
+  config: Config,
+  logger: Logger,
+  metrics: Registry,
+  store: Store,
+): Promise<MechanismDriver[]> {
   const { nb_connection, sb_connection } = config.ovn;
   if (!nb_connection) return [];
   if (!sb_connection) throw new ConfigError('ovn.sb_connection (--ovn-sb) is needed with ovn.nb_connection (--ovn-nb)');
@@ -48,6 +60,7 @@ async function createDataPlaneDrivers(config: Config, logger: Logger, metrics: R
       baseMac: config.network.base_mac,
       logger: logger.child({ component: 'ovn' }),
       registry: metrics,
+      deploymentId: await deploymentIdentity(store),
     }),
   ];
 }
@@ -181,11 +194,11 @@ export async function startServer(
   let services: Services;
   let app;
   try {
-    drivers = [...(await createDrivers(config, logger, metrics)), ...extraDrivers];
+    drivers = [...(await createDrivers(config, logger, metrics, store)), ...extraDrivers];
     services = createServices({ store, config, authz: authorizer, logger, drivers });
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
-    app = await createApiServer({ config, services, authorizer, logger, metrics });
+    app = await createApiServer({ config, services, authorizer, logger, metrics, version: octonetVersion() });
     await app.listen({ host, port });
   } catch (error) {
     await app?.close();

@@ -118,6 +118,11 @@ const ovnSchema = z
     enable_distributed_floating_ip: z.boolean().default(false),
     /** `mac_binding_age_threshold` of every logical router, in seconds. */
     mac_binding_age_threshold: z.number().int().min(0).default(300),
+    /**
+     * Take over an NB another octonet deployment marked as its own (`NB_Global.external_ids
+     * octonet:deployment_id`), once at start; for one deliberate start only (e.g. after `octonet import`).
+     */
+    nb_takeover: z.boolean().default(false),
     /** Seconds `serve` waits at start for OVN before opening the API anyway (it keeps connecting). */
     startup_wait: z.number().min(0).default(30),
     /** Milliseconds between OVSDB echo probes; a connection silent for two is dropped and re-made. */

@@ -88,8 +88,18 @@ export interface VirtualPortHolder {
   readonly parent: string;
 }
 
+/** One dependency a driver needs to serve (`GET /readyz`): an OVN connection, the NB's ownership. */
+export interface DependencyCheck {
+  readonly name: string;
+  readonly ready: boolean;
+  /** What an operator reads: the remote it uses, or why it is not ready. */
+  readonly detail: string;
+}
+
 export interface MechanismDriver {
   readonly name: string;
+  /** What this driver depends on, and whether each is usable now (no I/O). */
+  readiness?(): DependencyCheck[];
   /** Connects to whatever the driver drives, with core's reader and callbacks; awaited at start. */
   start?(host: DriverHost): Promise<void>;
   /** Ends its connections and timers; awaited at shutdown. */
@@ -132,6 +142,11 @@ export class DriverManager {
       this.changeListeners.delete(listener);
       for (const stop of unwatch) stop?.();
     };
+  }
+
+  /** Every driver's dependency checks, in registration order. */
+  readiness(): DependencyCheck[] {
+    return this.drivers.flatMap((driver) => driver.readiness?.() ?? []);
   }
 
   async start(host: DriverHost): Promise<void> {

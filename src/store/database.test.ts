@@ -10,7 +10,19 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { BACKENDS, createBackendDatabase, type TestDatabase } from '../../test/fixtures/databases.js';
 import { migrate, openStore, type Store } from './database.js';
+import { deploymentIdentity } from './identity.js';
 import { toBool, type NetworkSegmentTable, type NetworkTable } from './schema.js';
+
+/** Every migration, in the order they apply. */
+const MIGRATION_NAMES = [
+  '0001-initial',
+  '0002-routers',
+  '0003-subnetpools',
+  '0004-bgp',
+  '0005-port-bindings',
+  '0006-qos',
+  '0007-deployment-identity',
+];
 
 const TABLES = [
   'address_scopes',
@@ -28,11 +40,17 @@ const TABLES = [
   'network_rbacs',
   'network_segments',
   'networks',
+  'octonet_deployment',
   'octonet_migrations',
   'octonet_migrations_lock',
   'port_bindings',
   'port_security_groups',
   'ports',
+  'qos_network_policy_bindings',
+  'qos_policies',
+  'qos_policy_defaults',
+  'qos_port_policy_bindings',
+  'qos_rules',
   'quotas',
   'router_l3_agents',
   'router_routes',
@@ -117,6 +135,14 @@ for (const backend of BACKENDS) {
       return open((await freshDatabase()).url);
     }
 
+    it('gives each database one deployment identity, kept across opens and shared by its stores', async () => {
+      const { url } = await freshDatabase();
+      const first = await deploymentIdentity(await open(url));
+      assert.match(first, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.equal(await deploymentIdentity(await open(url)), first);
+      assert.notEqual(await deploymentIdentity(await freshStore()), first);
+    });
+
     it('migrates a new database, and opening it again changes nothing', async () => {
       const { url } = await freshDatabase();
       const first = await openStore(url);
@@ -131,7 +157,7 @@ for (const backend of BACKENDS) {
       const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(second.db);
       assert.deepEqual(
         applied.rows.map((r) => r.name),
-        ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp', '0005-port-bindings'],
+        MIGRATION_NAMES,
       );
       const rows = await second.db.selectFrom('networks').select('id').execute();
       assert.deepEqual(rows, [{ id: kept.id }]);
@@ -144,7 +170,7 @@ for (const backend of BACKENDS) {
         const applied = await sql<{ name: string }>`select name from octonet_migrations`.execute(stores[0]!.db);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-initial', '0002-routers', '0003-subnetpools', '0004-bgp', '0005-port-bindings'],
+          MIGRATION_NAMES,
         );
         for (const store of stores) {
           await store.db.insertInto('networks').values(networkRow(store)).execute();

@@ -24,6 +24,7 @@ import * as m0003 from './migrations/0003-subnetpools.js';
 import * as m0004 from './migrations/0004-bgp.js';
 import * as m0005 from './migrations/0005-port-bindings.js';
 import * as m0006 from './migrations/0006-qos.js';
+import * as m0007 from './migrations/0007-deployment-identity.js';
 
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-bgp': m0004,
   '0005-port-bindings': m0005,
   '0006-qos': m0006,
+  '0007-deployment-identity': m0007,
 };
 
 export interface Store {

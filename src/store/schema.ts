@@ -334,7 +334,15 @@ export interface QosNetworkBindingTable {
   policy_id: string;
 }
 
+/** One row (`id` 1): the deployment's identity, see migrations/0007-deployment-identity.ts. */
+export interface DeploymentTable {
+  id: number;
+  deployment_id: string;
+  created_at: string;
+}
+
 export interface Schema {
+  octonet_deployment: DeploymentTable;
   networks: NetworkTable;
   external_networks: ExternalNetworkTable;
   network_rbacs: NetworkRbacTable;

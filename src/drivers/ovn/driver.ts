@@ -13,12 +13,20 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OvnConfig } from '../../config/config.js';
-import type { AgentProvider, MechanismDriver, PortBinding, ResourceContext, VirtualPortHolder } from '../contract.js';
+import type {
+  AgentProvider,
+  DependencyCheck,
+  MechanismDriver,
+  PortBinding,
+  ResourceContext,
+  VirtualPortHolder,
+} from '../contract.js';
 import type { DriverHost, FloatingIpState, PortState } from '../host.js';
 import { RouterGateways } from './gateways.js';
 import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { NB_MONITORED, NbView } from './nb-view.js';
+import { NbNotOwned, NbOwnership } from './nb-owner.js';
 import { OvsdbClient, OvsdbNotConnected, type NbTables, type RowChange, type SbTables } from './ovsdb/index.js';
 import { DesiredState, keyOf, NbSync, RepairLoop, type ResourceKey } from './repair/index.js';
 import { isRouterPort } from './router-mapping.js';
@@ -39,6 +47,8 @@ export interface OvnDriverOptions {
   readonly baseMac: string;
   readonly logger: Logger;
   readonly registry: Registry;
+  /** This deployment's identity (its database's), marked on the NB it owns (`nb-owner.ts`). */
+  readonly deploymentId: string;
 }
 
 /** The host's resolvers, for subnets without DNS servers (as Neutron falls back to resolv.conf). */
@@ -78,6 +88,9 @@ export class OvnMechanismDriver implements MechanismDriver {
   private readonly chassis: ChassisAgents;
   private readonly gateways: RouterGateways;
   private readonly virtualPorts: VirtualPortLocations;
+  private readonly owner: NbOwnership;
+  /** The owner check and full pass that follow the latest NB sync. */
+  private afterSync: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: OvnDriverOptions) {
     const { ovn, logger } = options;
@@ -101,7 +114,14 @@ export class OvnMechanismDriver implements MechanismDriver {
     this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
     this.nbView = new NbView(this.nb.replica);
     this.portStatus = new PortStatus({ nbView: this.nbView, host: () => this.host, metrics: this.metrics, logger });
-    this.chassis = new ChassisAgents(this.nb, this.sb, ovn.agent_down_time * 1000);
+    this.owner = new NbOwnership({
+      nb: this.nb,
+      deploymentId: options.deploymentId,
+      takeover: ovn.nb_takeover,
+      logger,
+      onOwned: () => this.repair?.requestFullSync('owner-mark'),
+    });
+    this.chassis = new ChassisAgents(this.nb, this.sb, ovn.agent_down_time * 1000, () => this.owner.mayWrite());
     this.gateways = new RouterGateways({
       nbView: () => this.nbView,
       chassis: this.chassis,
@@ -150,7 +170,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       scheduleGateway: (router, external, current) => this.gateways.schedule(router, external, current),
     });
     const common = { nbView: this.nbView, desired, metrics: this.metrics, logger };
-    this.sync = new NbSync({ ...common, nb: this.nb, reader: host.reader });
+    this.sync = new NbSync({ ...common, nb: this.nb, reader: host.reader, mayWrite: () => this.owner.mayWrite() });
     this.repair = new RepairLoop({
       ...common,
       ovn: this.options.ovn,
@@ -160,6 +180,9 @@ export class OvnMechanismDriver implements MechanismDriver {
       afterFullPass: () => this.statusPass(),
     });
     this.nb.onChange((changes) => {
+      this.owner.onNbChanges(changes);
+      // Someone else's NB: its ports are not ours to report, its drift not ours to repair.
+      if (!this.owner.mayWrite()) return;
       this.portStatus.onNbChanges(changes);
       this.repair.onNbChanges(changes);
     });
@@ -169,21 +192,40 @@ export class OvnMechanismDriver implements MechanismDriver {
     });
     // Every (re)connection may hide writes that failed while the NB was away, or an NB that came
     // back empty: compare everything then.
-    this.nb.on('synced', () => this.repair.requestFullSync(this.nb.reconnects > 0 ? 'reconnect' : 'start'));
-    this.nb.on('disconnected', (reason) =>
-      logger.warn({ err: reason?.message }, 'OVN NB connection lost; reconnecting'),
-    );
+    // Only an NB this deployment owns (or has just claimed) is compared and written.
+    this.nb.on('synced', () => {
+      const trigger = this.nb.reconnects > 0 ? 'reconnect' : 'start';
+      this.afterSync = this.owner.check().then(() => {
+        if (this.owner.mayWrite()) this.repair.requestFullSync(trigger);
+      });
+    });
+    this.nb.on('disconnected', (reason) => {
+      this.owner.forget();
+      logger.warn({ err: reason?.message }, 'OVN NB connection lost; reconnecting');
+    });
     // The API may open while OVN is still away: writes then wait in the database for the pass
     // that follows the first connection.
     const connected = Promise.all([this.nb.start(), this.sb.start()]).then(() => true);
     const waited = await Promise.race([connected, sleep(this.options.ovn.startup_wait * 1000, false, { ref: false })]);
-    if (waited) await this.repair.fullPassDone();
-    else
+    if (waited) {
+      await this.afterSync;
+      await this.repair.fullPassDone();
+    } else
       logger.warn(
         { nb: this.options.ovn.nb_connection, sb: this.options.ovn.sb_connection },
         'OVN not reachable yet; serving the API and connecting in the background',
       );
     this.repair.startPeriodic();
+  }
+
+  /** The NB and SB connections and the NB's ownership (`/readyz`, which needs no token: no addresses). */
+  readiness(): DependencyCheck[] {
+    const connection = (name: string, client: OvsdbClient<NbTables> | OvsdbClient<SbTables>) => ({
+      name,
+      ready: client.connected,
+      detail: client.connected ? 'connected' : 'not connected; reconnecting',
+    });
+    return [connection('ovn_nb', this.nb), connection('ovn_sb', this.sb), this.owner.readiness()];
   }
 
   async stop(): Promise<void> {
@@ -195,6 +237,7 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   /** Resolves when queued NB work is done (tests and the demo wait on it). */
   async settled(): Promise<void> {
+    await this.afterSync;
     await this.repair.fullPassDone();
     await this.sync.idle();
   }
@@ -223,6 +266,8 @@ export class OvnMechanismDriver implements MechanismDriver {
     try {
       await this.afterWrite(context);
     } catch (error) {
+      // Refused: said once when the NB's mark was read (nb-owner.ts), not at every write.
+      if (error instanceof NbNotOwned) return;
       if (error instanceof OvsdbNotConnected) {
         this.options.logger.warn(
           { resource: context.resource, id: context.current.id },

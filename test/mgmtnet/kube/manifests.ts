@@ -21,6 +21,8 @@ export function loadManifests(dir = DEPLOY_DIR): Manifest[] {
   const out: Manifest[] = [];
   for (const entry of readdirSync(dir).sort()) {
     const path = join(dir, entry);
+    // deploy/helm and deploy/kustomize hold the API server's chart and overlay (test/deploy reads them).
+    if (dir === DEPLOY_DIR && (entry === 'helm' || entry === 'kustomize')) continue;
     if (statSync(path).isDirectory()) out.push(...loadManifests(path));
     else if (entry.endsWith('.yaml')) {
       for (const d of parseAllDocuments(readFileSync(path, 'utf8'))) {

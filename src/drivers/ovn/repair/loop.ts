@@ -112,6 +112,8 @@ export class RepairLoop {
 
   private async runFullSync(trigger: string): Promise<void> {
     const { logger, metrics } = this.options;
+    // Another deployment's NB (nb-owner.ts): nothing to compare, and the refusal was logged once.
+    if (!this.options.sync.mayWrite()) return;
     this.watch.pause();
     try {
       await this.ensureGlobalOptions();

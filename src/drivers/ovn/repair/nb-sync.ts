@@ -25,6 +25,7 @@ import {
 } from '../mapping.js';
 import type { OvnMetrics } from '../metrics.js';
 import type { NbView } from '../nb-view.js';
+import { NbNotOwned } from '../nb-owner.js';
 import { logicalRouterName } from '../router-mapping.js';
 import { planRouter } from '../router-planner.js';
 import type { OvsdbClient, NbTables, Operation } from '../ovsdb/index.js';
@@ -51,6 +52,8 @@ export interface NbSyncOptions {
   readonly reader: ResourceReader;
   readonly metrics: OvnMetrics;
   readonly logger: Logger;
+  /** Whether this deployment owns the NB now (`nb-owner.ts`); no write is sent while it does not. */
+  readonly mayWrite: () => boolean;
 }
 
 export class NbSync {
@@ -155,8 +158,14 @@ export class NbSync {
     return plan.outcome;
   }
 
+  /** Whether NB writes are allowed now (the NB is this deployment's). */
+  mayWrite(): boolean {
+    return this.options.mayWrite();
+  }
+
   async transact(ops: readonly Operation[]): Promise<void> {
     if (ops.length === 0) return;
+    if (!this.options.mayWrite()) throw new NbNotOwned('the OVN NB is not owned by this deployment');
     const merged = mergeMutations(ops);
     try {
       await this.options.nb.transact(merged);

@@ -60,6 +60,8 @@ export class ChassisAgents {
     private readonly nb: OvsdbClient<NbTables>,
     private readonly sb: OvsdbClient<SbTables>,
     private readonly agentDownTimeMs: number,
+    /** Whether this deployment owns the NB (`nb-owner.ts`): the ping writes `NB_Global`. */
+    private readonly mayWriteNb: () => boolean = () => true,
   ) {}
 
   liveness(): Liveness {
@@ -191,7 +193,7 @@ export class ChassisAgents {
     const now = Date.now();
     if (now - this.lastPing < this.agentDownTimeMs / 2) return;
     const global = [...this.nb.replica.table<NbGlobalRow>('NB_Global').values()][0];
-    if (!global || !this.nb.connected) return;
+    if (!global || !this.nb.connected || !this.mayWriteNb()) return;
     this.lastPing = now;
     await this.nb.transact([
       { op: 'mutate', table: 'NB_Global', where: [['_uuid', '==', global._uuid]], mutations: [['nb_cfg', '+=', 1]] },
