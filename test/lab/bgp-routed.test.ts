@@ -10,7 +10,9 @@
  * session dropping and the new node's announcement; the cloudgws answer "Destination Net
  * Unreachable" meanwhile. That window is short and closes by itself; the probe must not treat its
  * ICMP errors as the end (iputils ping with `-w` stops at the first one, which is what made
- * `bench:bgp --routed-failover` report that traffic never came back).
+ * `bench:bgp --routed-failover` report that traffic never came back). Traffic then waits for the
+ * underlay switch to learn the router's MAC on the new node, from the new gateway chassis' first
+ * gratuitous ARP (bench/README.md has the timeline).
  *
  * Lab `bgpf`: 3 nodes, the VM on node1, gateways on node2 and node3, `--bgp`.
  */
