@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentIdFor } from '../bgp/agent-sb.js';
-import type { Lab, LabStatus } from '../lab/index.js';
+import { cloudgwPeerBodies, type Lab, type LabStatus } from '../lab/index.js';
 
 const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
 
@@ -76,18 +76,8 @@ export async function startBgp(input: { url: string; call: Call; lab: Lab; dir: 
       bgp_speaker: { name: 'demo-speaker', local_as: LOCAL_AS, ip_version: 4, advertise_floating_ip_host_routes: true },
     })
   ).bgp_speaker!;
-  for (const cloudgw of bgp.cloudgws) {
-    const peer = (
-      await call('POST', '/v2.0/bgp-peers', {
-        bgp_peer: {
-          name: cloudgw.name,
-          peer_ip: cloudgw.addresses[0],
-          remote_as: cloudgw.asn,
-          auth_type: 'md5',
-          password: bgp.password,
-        },
-      })
-    ).bgp_peer!;
+  for (const body of cloudgwPeerBodies(bgp)) {
+    const peer = (await call('POST', '/v2.0/bgp-peers', { bgp_peer: body })).bgp_peer!;
     await call('PUT', `/v2.0/bgp-speakers/${String(speaker.id)}/add_bgp_peer`, { bgp_peer_id: peer.id });
   }
 
