@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
-import { downLab, upLab, type Lab } from '../../src/lab/index.js';
+import { cloudgwPeerBodies, downLab, upLab, type Lab } from '../../src/lab/index.js';
 import { deferUndo } from '../api/teardown.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
 import { startServe } from '../ovn/octonet-serve.js';
@@ -132,18 +132,9 @@ export async function startFabric(options: {
         bgp_speaker: { name: 'fabric', local_as: 64999, ip_version: 4, advertise_floating_ip_host_routes: true },
       })
     ).bgp_speaker;
-    for (const cloudgw of bgp.cloudgws) {
-      const peer = (
-        await api.call<{ bgp_peer: { id: string } }>('POST', '/v2.0/bgp-peers', {
-          bgp_peer: {
-            name: cloudgw.name,
-            peer_ip: cloudgw.addresses[0],
-            remote_as: cloudgw.asn,
-            auth_type: 'md5',
-            password: bgp.password,
-          },
-        })
-      ).bgp_peer;
+    for (const body of cloudgwPeerBodies(bgp)) {
+      const peer = (await api.call<{ bgp_peer: { id: string } }>('POST', '/v2.0/bgp-peers', { bgp_peer: body }))
+        .bgp_peer;
       await api.call('PUT', `/v2.0/bgp-speakers/${speaker.id}/add_bgp_peer`, { bgp_peer_id: peer.id });
     }
     await api.call('PUT', `/v2.0/bgp-speakers/${speaker.id}/add_gateway_network`, { network_id: externalNetworkId });

@@ -13,7 +13,11 @@
  * - The outbound filter lets out every route the API advertises, wherever it is active: what the
  *   peers get is still only what the API says.
  * Speakers: FRR has one `router bgp` per VRF, so the speakers on one agent must share a local AS;
- * the first by id sets it and any other AS is reported as skipped.
+ * the first by id sets it and any other AS is reported as skipped. The API lets an agent host only
+ * one speaker anyway, as n-d-r does (its `bgp_speaker_dragent_bindings` is keyed by the agent, a
+ * second binding is `DrAgentAssociationError`, and its os-ken driver raises
+ * `BgpSpeakerMaxScheduled(count=1)`), and a speaker has one `ip_version`: an IPv4 and an IPv6
+ * speaker cannot share a node, in n-d-r as here (one agent per chassis).
  */
 import type { ApiSnapshot, PeerView } from './agent-api.js';
 import { canonicalPrefix, type FrrAnnouncement, type FrrPeer } from './frr/config.js';

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { downLab, upLab, type Lab } from '../lab/index.js';
+import { addGatewayNetwork, showBgp, startBgp } from './demo-bgp.js';
 import { showManagementNetwork } from './demo-mgmt-net.js';
 import { createLogger, startServer } from './serve.js';
 
@@ -77,16 +78,18 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
 /**
  * The lab's physical network as an external network, a router with its gateway there and an
  * interface on the demo subnet, and a floating IP on vm1: vm2 reaches the outside through SNAT,
- * the outside reaches vm1 on its floating IP.
+ * the outside reaches vm1 on its floating IP. The subnet's gateway is the cloudgws' VRRP address
+ * (the BGP step's way back to the core); the outside is on the same link, so it needs none.
  */
 async function showRouting(
   url: string,
   lab: Lab,
   ports: DemoResource[],
   ipOf: (port: DemoResource) => string,
-): Promise<void> {
+  onExternalNetwork: (id: string) => Promise<void>,
+): Promise<string> {
   const out = process.stdout;
-  const { outside } = await lab.status();
+  const { outside, bgp } = await lab.status();
   const external = (
     await call(url, 'POST', '/v2.0/networks', {
       network: {
@@ -97,13 +100,14 @@ async function showRouting(
       },
     })
   ).network;
+  await onExternalNetwork(external.id);
   await call(url, 'POST', '/v2.0/subnets', {
     subnet: {
       name: 'public-subnet',
       network_id: external.id,
       ip_version: 4,
       cidr: outside.cidr,
-      gateway_ip: outside.address,
+      gateway_ip: bgp?.gatewayIp ?? outside.address,
       enable_dhcp: false,
       allocation_pools: [{ start: '198.51.100.10', end: '198.51.100.90' }],
     },
@@ -149,6 +153,7 @@ vm1 has floating IP ${address} and its security group now lets ICMP in; the outs
 
   $ ./octonet lab outside exec --lab ${LAB_NAME} -- ping -c 2 ${address}
 ${indent(toFip.stdout || toFip.stderr)}`);
+  return address;
 }
 
 async function waitActive(url: string, portId: string): Promise<void> {
@@ -167,7 +172,7 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
   if (root) {
     out.write(`Starting a 2-node OVN lab (${LAB_NAME}) ...\n`);
     await downLab({ name: LAB_NAME }); // left over from a demo that was killed
-    lab = await upLab({ name: LAB_NAME, nodes: 2 });
+    lab = await upLab({ name: LAB_NAME, nodes: 2, bgp: true });
   } else {
     out.write('Not root: no network namespaces, so no OVN lab; showing the API alone.\n');
   }
@@ -210,6 +215,10 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
       ports.push((await call(url, 'POST', '/v2.0/ports', { port: body })).port);
     }
     const ipOf = (port: DemoResource) => port.fixed_ips[0]!.ip_address;
+    const demoCall = (method: string, path: string, body?: unknown) =>
+      call(url, method, path, body) as unknown as Promise<Record<string, Record<string, unknown>>>;
+    // FRR's first configuration and the BGP sessions come up while the next steps run.
+    const bgp = lab ? await startBgp({ url, call: demoCall, lab, dir }) : undefined;
 
     out.write(`
 octonet serves the OpenStack Networking API at ${url} (SQLite in ${dir})${
@@ -235,7 +244,7 @@ address from OVN's DHCP and its port went ACTIVE. vm1 on node1 pings vm2 on node
   $ ./octonet lab vm exec vm1 --lab ${LAB_NAME} -- ping -c 3 ${ipOf(ports[1]!)}
 ${indent(ping.stdout || ping.stderr)}`);
     }
-    if (lab) await showRouting(url, lab, ports, ipOf);
+    if (lab && bgp) await showBgp(bgp, await showRouting(url, lab, ports, ipOf, (id) => addGatewayNetwork(bgp, id)));
     if (lab) await showManagementNetwork(url, lab, dir, LAB_NAME);
     out.write(`
 The real openstack CLI, talking to it (noauth: you are admin of project ${config.noauth_default_project_id}):
@@ -267,6 +276,7 @@ ${
   openstack network agent list --router demo-router --long
   octonet lab status --name ${LAB_NAME}
   ./octonet lab vm exec vm2 --lab ${LAB_NAME} -- ip addr
+  openstack bgp speaker list advertised routes demo-speaker
   ovn-nbctl --db=${lab.nb} show
   curl -s ${url}/metrics | grep octonet_ovn
 `

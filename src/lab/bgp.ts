@@ -234,6 +234,26 @@ export interface LabBgpStatus {
   nodes: { name: string; address: string; address6: string; frrDir: string; running: boolean }[];
 }
 
+/**
+ * The Neutron `bgp_peer` body for each cloudgw (its IPv4 address, AS and MD5 password), for
+ * whoever points a BGP speaker at this fabric: the demo, the lab tests, the bench.
+ */
+export function cloudgwPeerBodies(bgp: LabBgpStatus): {
+  name: string;
+  peer_ip: string;
+  remote_as: number;
+  auth_type: 'md5';
+  password: string;
+}[] {
+  return bgp.cloudgws.map((c) => ({
+    name: c.name,
+    peer_ip: c.addresses[0]!,
+    remote_as: c.asn,
+    auth_type: 'md5',
+    password: bgp.password,
+  }));
+}
+
 const allRunning = (dir: string) => FRR_DAEMONS.every((d) => frrRunning(dir, d));
 
 export function bgpStatus(layout: LabLayout, nodes: readonly NodeRecord[]): LabBgpStatus {

@@ -8,3 +8,4 @@ export type { LabStatus } from './status.js';
 export type { LabDownReport } from './teardown.js';
 export type { Keepalived, VrrpOptions } from './keepalived.js';
 export { DEFAULT_LAB_NAME, LabUsageError } from './topology.js';
+export { cloudgwPeerBodies } from './bgp.js';

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before } from 'node:test';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
-import type { Lab } from '../../src/lab/index.js';
+import { cloudgwPeerBodies, type Lab } from '../../src/lab/index.js';
 import { useApi, type TestApi } from '../fixtures/api.js';
 import type { Json } from '../fixtures/json.js';
 import { created, pollUntil, useLab } from './lab-fixture.js';
@@ -183,18 +183,8 @@ export function useBgpWorld(name: string, options: { distributed: boolean; ipv6?
         },
       })
     ).bgp_speaker;
-    for (const cloudgw of bgp.cloudgws) {
-      const peer = (
-        await post('/v2.0/bgp-peers', {
-          bgp_peer: {
-            name: cloudgw.name,
-            peer_ip: cloudgw.addresses[0],
-            remote_as: cloudgw.asn,
-            auth_type: 'md5',
-            password: bgp.password,
-          },
-        })
-      ).bgp_peer;
+    for (const body of cloudgwPeerBodies(bgp)) {
+      const peer = (await post('/v2.0/bgp-peers', { bgp_peer: body })).bgp_peer;
       await put(`/v2.0/bgp-speakers/${state.speaker.id}/add_bgp_peer`, { bgp_peer_id: peer.id });
     }
     await put(`/v2.0/bgp-speakers/${state.speaker.id}/add_gateway_network`, { network_id: state.external.id });
