@@ -188,6 +188,8 @@ export interface ResourceReader {
   floatingIp(id: string): Promise<FloatingIpState | undefined>;
   /** Floating IPs held through a router (for its NAT rows). */
   floatingIpsOfRouter(routerId: string): Promise<FloatingIpState[]>;
+  /** Floating IPs associated with a port (its LSP names one of them: `neutron:port_fip`). */
+  floatingIpsOfPort(portId: string): Promise<FloatingIpState[]>;
   snapshot(): Promise<Snapshot>;
 }
 

@@ -55,6 +55,7 @@ export class DesiredState {
     network: Pick<NetworkState, 'id' | 'mtu'>,
     subnets: ReadonlyMap<string, SubnetState>,
     addressPairHolders: ReadonlyMap<string, readonly string[]>,
+    floatingIp: string | undefined,
   ) {
     const nb = this.options.nbView;
     const rows = switchPortRows(port, {
@@ -63,6 +64,7 @@ export class DesiredState {
       subnetDhcp: (subnetId) => nb.subnetDhcp(subnetId),
       addressPairHolders,
       vipFailover: this.options.mapping.vipFailover,
+      floatingIp,
     });
     const switchName = logicalSwitchName(port.network_id);
     return () => planPort(nb, port.id, switchName, rows, (subnetId) => nb.subnetDhcp(subnetId)?._uuid);

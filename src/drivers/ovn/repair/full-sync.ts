@@ -5,7 +5,7 @@
  * after every NB reconnect, periodically, and when drift is too large to repair one by one.
  */
 import type { Logger } from 'pino';
-import type { ResourceReader, Snapshot } from '../../host.js';
+import type { FloatingIpState, ResourceReader, Snapshot } from '../../host.js';
 import {
   DROP_PORT_GROUP,
   dropPortGroup,
@@ -13,6 +13,7 @@ import {
   isMetadataPort,
   isTrustedPort,
   logicalSwitchName,
+  portFloatingIp,
   portGroupName,
   securityGroupPortGroup,
   subnetHasDhcpOptions,
@@ -129,6 +130,10 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
       byAddress.set(pair.ip_address, [...new Set([...(byAddress.get(pair.ip_address) ?? []), port.id])].sort());
     }
   }
+  const floatingIpsOf = new Map<string, FloatingIpState[]>();
+  for (const fip of snapshot.floatingIps) {
+    if (fip.port_id) floatingIpsOf.set(fip.port_id, [...(floatingIpsOf.get(fip.port_id) ?? []), fip]);
+  }
   const ports = new Set<string>();
   for (const port of snapshot.ports) {
     if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
@@ -136,7 +141,13 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
     const network = networks.get(port.network_id)!;
     await batch.add(
       keyOf('port', port.id),
-      desiredState.portPlan(port, network, subnets, holders.get(port.network_id) ?? new Map()),
+      desiredState.portPlan(
+        port,
+        network,
+        subnets,
+        holders.get(port.network_id) ?? new Map(),
+        portFloatingIp(floatingIpsOf.get(port.id) ?? []),
+      ),
     );
   }
   for (const row of [...nb.switchPorts()]) {

@@ -18,6 +18,7 @@ import {
   isMetadataPort,
   isTrustedPort,
   logicalSwitchName,
+  portFloatingIp,
   portGroupName,
   securityGroupPortGroup,
   subnetHasDhcpOptions,
@@ -246,11 +247,21 @@ export class NbSync {
       }
     }
     const network = isMetadataPort(port) ? await reader.network(port.network_id) : undefined;
-    const holders = await reader.addressPairHolders(
-      port.network_id,
-      port.fixed_ips.map((ip) => ip.ip_address),
+    const [holders, floatingIps] = await Promise.all([
+      reader.addressPairHolders(
+        port.network_id,
+        port.fixed_ips.map((ip) => ip.ip_address),
+      ),
+      reader.floatingIpsOfPort(port.id),
+    ]);
+    const plan = this.desired.portPlan(
+      port,
+      network ?? { id: port.network_id, mtu: 0 },
+      subnets,
+      holders,
+      portFloatingIp(floatingIps),
     );
-    return this.apply(key, this.desired.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders));
+    return this.apply(key, plan);
   }
 
   /**
