@@ -468,6 +468,7 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (portSecurity.length > 0 || type || dhcp4 || dhcp6) addresses.push(address, ...extraMacs);
   // Without port security the port may send from any MAC: OVN needs "unknown" for that.
   if (portSecurity.length === 0 && !type) addresses.push('unknown');
+  if (isUnboundLbVip(port)) addresses.length = 0;
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
   const options: StringMap = { ...virtual };
@@ -493,6 +494,18 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (!trusted && portSecurity.length > 0) portGroups.unshift(DROP_PORT_GROUP);
   const own = [dhcp4?.own, dhcp6?.own].filter((row): row is DhcpOptionsSpec => row !== undefined);
   return { port: lsp, dhcpOptions: own, portGroups };
+}
+
+/** `LB_VIP_PORT_PREFIX`: ovn-octavia-provider names its VIP ports `ovn-lb-vip-<load balancer id>`. */
+const LB_VIP_PORT_PREFIX = 'ovn-lb-vip-';
+
+/**
+ * ML2/OVN's `create_port`/`update_port` (bug 1789686): an OVN load balancer's VIP port, unbound and
+ * without an owner, gets no addresses, so that no ARP responder or static binding answers for the
+ * VIP with the port's MAC (a port nothing binds) instead of the load balancer.
+ */
+function isUnboundLbVip(port: PortState): boolean {
+  return port.name.startsWith(LB_VIP_PORT_PREFIX) && !port.device_owner && port['binding:vif_type'] === 'unbound';
 }
 
 /** `get_external_ids_from_port`: what every Neutron LSP carries (`neutron:port_name` marks it as ours). */
