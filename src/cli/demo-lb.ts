@@ -183,6 +183,10 @@ export async function showLoadBalancer(url: string, lab: Lab, ports: DemoLbPort[
     return [...seen.keys()].sort().join(',') === expected;
   });
   const counts = [...seen].map(([who, n]) => `${who}: ${n}`).join(', ');
+  const one = await lab.exec(
+    lab.outsideCommand(['socat', '-T', '3', '-', `TCP4:${address}:${LISTENER_PORT},connect-timeout=3`]),
+    { input: '', timeoutMs: 10_000 },
+  );
   const lbRow = await lab.nbctl('--columns=name,protocol,vips,selection_fields', 'list', 'Load_Balancer', lbId);
   process.stdout.write(`
 An OVN load balancer: the VIP port ovn-lb-vip-… (${vipAddress}) on demo-subnet, made through the API as
@@ -199,5 +203,5 @@ ${indent(lbRow)}
 12 connections from the outside to ${address}:${LISTENER_PORT} landed on both nodes (${counts}):
 
   $ ./octonet lab outside exec --lab ${labName} -- socat - TCP4:${address}:${LISTENER_PORT}
-`);
+${indent(one.stdout || one.stderr)}`);
 }
