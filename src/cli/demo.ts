@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { downLab, upLab, type Lab } from '../lab/index.js';
 import { addGatewayNetwork, showBgp, startBgp } from './demo-bgp.js';
+import { showLoadBalancer } from './demo-lb.js';
 import { showManagementNetwork } from './demo-mgmt-net.js';
 import { createLogger, startServer } from './serve.js';
 
@@ -245,6 +246,7 @@ address from OVN's DHCP and its port went ACTIVE. vm1 on node1 pings vm2 on node
 ${indent(ping.stdout || ping.stderr)}`);
     }
     if (lab && bgp) await showBgp(bgp, await showRouting(url, lab, ports, ipOf, (id) => addGatewayNetwork(bgp, id)));
+    if (lab) await showLoadBalancer(url, lab, ports, LAB_NAME);
     if (lab) await showManagementNetwork(url, lab, dir, LAB_NAME);
     out.write(`
 The real openstack CLI, talking to it (noauth: you are admin of project ${config.noauth_default_project_id}):

@@ -70,6 +70,8 @@ export function createResourceReader(services: Services): ResourceReader {
       return view ? floatingIpState(view) : undefined;
     },
     floatingIpsOfRouter: (routerId) => services.floatingIps.statesOfRouter(routerId),
+    floatingIpsOfPort: async (portId) =>
+      (await services.floatingIps.list(ctx, query({ port_id: [portId] }))).map(floatingIpState),
     async addressPairHolders(networkId, addresses) {
       const holders = new Map<string, string[]>();
       if (addresses.length === 0) return holders;

@@ -215,6 +215,8 @@ export interface ResourceReader {
   qosRules(policyIds: readonly string[]): Promise<ReadonlyMap<string, readonly QosRuleState[]>>;
   /** Ids of the ports that use a QoS policy, their own or through their network. */
   portIdsUsingQosPolicy(policyId: string): Promise<string[]>;
+  /** Floating IPs associated with a port (its LSP names one of them: `neutron:port_fip`). */
+  floatingIpsOfPort(portId: string): Promise<FloatingIpState[]>;
   snapshot(): Promise<Snapshot>;
 }
 

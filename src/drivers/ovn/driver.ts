@@ -346,7 +346,9 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   /**
    * A floating IP lives in its router's NAT rows: the routers it left and joined are reconciled,
-   * then its status follows the data plane (ACTIVE once its NAT row is in, DOWN otherwise).
+   * then the ports it left and joined (their LSPs name it: `neutron:port_fip`, which the OVN
+   * Octavia provider follows on a VIP port), then its status follows the data plane (ACTIVE once
+   * its NAT row is in, DOWN otherwise).
    */
   private async afterFloatingIpWrite(
     fip: FloatingIpState,
@@ -355,9 +357,15 @@ export class OvnMechanismDriver implements MechanismDriver {
   ): Promise<void> {
     const routers = new Set([fip.router_id, original?.router_id].filter((id): id is string => !!id));
     for (const router of routers) await this.reconcile(keyOf('router', router));
+    const ports = new Set([fip.port_id, original?.port_id].filter((id): id is string => !!id));
+    for (const port of ports) await this.reconcile(keyOf('port', port));
     if (operation === 'delete') return;
     const status = floatingIpStatus(this.nb.replica, fip.id);
-    if (status !== fip.status) await this.host.reportFloatingIpStatus(fip.id, status);
+    if (status === fip.status) return;
+    await this.host.reportFloatingIpStatus(fip.id, status);
+    // The status write bumped the revision that the NAT row carries: stamp it now rather than
+    // leave it to the next full pass.
+    if (fip.router_id) await this.reconcile(keyOf('router', fip.router_id));
   }
 
   /**

@@ -15,6 +15,8 @@ import {
   subnetHasDhcpOptions,
   switchPortRows,
   LEARNED_VIP_EXT_ID,
+  PORT_FIP_EXT_ID,
+  portFloatingIp,
   type DhcpOptionsSpec,
   type MappingOptions,
   type PortContext,
@@ -341,6 +343,28 @@ describe('OVN mapping: ports → Logical_Switch_Port', () => {
     });
     assert.deepEqual(rows.portGroups, ['neutron_pg_drop', portGroupName(SG)]);
     assert.deepEqual(rows.dhcpOptions, []);
+  });
+
+  it('a floating IP on the port → neutron:port_fip; with two, the lowest address', () => {
+    assert.equal(switchPortRows(port(), context()).port.external_ids[PORT_FIP_EXT_ID], undefined);
+    const floatingIp = portFloatingIp([
+      { floating_ip_address: '198.51.100.20' },
+      { floating_ip_address: '198.51.100.11' },
+    ]);
+    assert.equal(floatingIp, '198.51.100.11');
+    const rows = switchPortRows(port(), { ...context(), floatingIp });
+    assert.equal(rows.port.external_ids[PORT_FIP_EXT_ID], '198.51.100.11');
+    assert.equal(portFloatingIp([]), undefined);
+  });
+
+  it("an OVN load balancer's unbound VIP port (ovn-lb-vip-*, no owner) has no addresses", () => {
+    const vip = port({ name: 'ovn-lb-vip-0b4a', device_owner: '' });
+    assert.deepEqual(switchPortRows(vip, context()).port.addresses, []);
+    assert.deepEqual(switchPortRows(vip, context()).port.port_security, ['fa:16:3e:e8:9a:62 10.9.0.30']);
+    const bound = switchPortRows({ ...vip, 'binding:vif_type': 'ovs' }, context());
+    assert.deepEqual(bound.port.addresses, ['fa:16:3e:e8:9a:62 10.9.0.30']);
+    const owned = switchPortRows({ ...vip, device_owner: 'compute:nova' }, context());
+    assert.deepEqual(owned.port.addresses, ['fa:16:3e:e8:9a:62 10.9.0.30']);
   });
 
   it('binding host → requested-chassis; admin down → enabled false; ACTIVE → neutron:host_id', () => {

@@ -8,7 +8,14 @@
  * port-security entries), the Zed form is written. The applier turns these specs into transactions;
  * references between rows (a port's DHCP options) stay symbolic here.
  */
-import type { ExtraDhcpOpt, NetworkState, PortState, SecurityGroupState, SubnetState } from '../host.js';
+import type {
+  ExtraDhcpOpt,
+  FloatingIpState,
+  NetworkState,
+  PortState,
+  SecurityGroupState,
+  SubnetState,
+} from '../host.js';
 import { acl, type AclSpec } from './acl.js';
 import { isRouterPort, ROUTER_GATEWAY_OWNER, routerPortName } from './router-mapping.js';
 import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names.js';
@@ -298,6 +305,26 @@ export interface PortContext {
   readonly addressPairHolders?: ReadonlyMap<string, readonly string[]>;
   /** `ovn.vip_failover`: how such a port is written (default `virtual-port`). */
   readonly vipFailover?: VipFailover;
+  /** The address of a floating IP on the port, if one is associated (`neutron:port_fip`). */
+  readonly floatingIp?: string;
+}
+
+/**
+ * `OVN_PORT_FIP_EXT_ID_KEY`: ML2/OVN marks the port a floating IP points at with the floating
+ * address (`_create_or_update_floatingip`; removed again in `_delete_floatingip`). The OVN Octavia
+ * provider reads it on a VIP port to add the floating IP to its load balancer's vips.
+ */
+export const PORT_FIP_EXT_ID = 'neutron:port_fip';
+
+/**
+ * Which floating IP a port's LSP names. ML2/OVN writes the key at each association, so with two
+ * floating IPs on one port (one per fixed IP) the later write wins; octonet, which rebuilds the
+ * row from the database, names the lowest address so that every pass writes the same.
+ */
+export function portFloatingIp(
+  floatingIps: readonly Pick<FloatingIpState, 'floating_ip_address'>[],
+): string | undefined {
+  return floatingIps.map((fip) => fip.floating_ip_address).sort()[0];
 }
 
 export type VipFailover = 'virtual-port' | 'learned-mac';
@@ -441,6 +468,7 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (portSecurity.length > 0 || type || dhcp4 || dhcp6) addresses.push(address, ...extraMacs);
   // Without port security the port may send from any MAC: OVN needs "unknown" for that.
   if (portSecurity.length === 0 && !type) addresses.push('unknown');
+  if (isUnboundLbVip(port)) addresses.length = 0;
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
   const options: StringMap = { ...virtual };
@@ -468,6 +496,18 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   return { port: lsp, dhcpOptions: own, portGroups };
 }
 
+/** `LB_VIP_PORT_PREFIX`: ovn-octavia-provider names its VIP ports `ovn-lb-vip-<load balancer id>`. */
+const LB_VIP_PORT_PREFIX = 'ovn-lb-vip-';
+
+/**
+ * ML2/OVN's `create_port`/`update_port` (bug 1789686): an OVN load balancer's VIP port, unbound and
+ * without an owner, gets no addresses, so that no ARP responder or static binding answers for the
+ * VIP with the port's MAC (a port nothing binds) instead of the load balancer.
+ */
+function isUnboundLbVip(port: PortState): boolean {
+  return port.name.startsWith(LB_VIP_PORT_PREFIX) && !port.device_owner && port['binding:vif_type'] === 'unbound';
+}
+
 /** `get_external_ids_from_port`: what every Neutron LSP carries (`neutron:port_name` marks it as ours). */
 function switchPortExternalIds(port: PortState, context: PortContext, securityGroups: readonly string[]): StringMap {
   const cidrs = port.fixed_ips
@@ -493,6 +533,7 @@ function switchPortExternalIds(port: PortState, context: PortContext, securityGr
     'neutron:mtu': isMetadataPort(port) ? String(context.network.mtu) : '',
   };
   if (port.status === 'ACTIVE' && port['binding:host_id']) external_ids['neutron:host_id'] = port['binding:host_id'];
+  if (context.floatingIp) external_ids[PORT_FIP_EXT_ID] = context.floatingIp;
   return external_ids;
 }
 

@@ -65,6 +65,7 @@ export class DesiredState {
     subnets: ReadonlyMap<string, SubnetState>,
     addressPairHolders: ReadonlyMap<string, readonly string[]>,
     qosRules: readonly QosRuleState[],
+    floatingIp: string | undefined,
   ) {
     const nb = this.options.nbView;
     const rows = switchPortRows(port, {
@@ -73,6 +74,7 @@ export class DesiredState {
       subnetDhcp: (subnetId) => nb.subnetDhcp(subnetId),
       addressPairHolders,
       vipFailover: this.options.mapping.vipFailover,
+      floatingIp,
     });
     const switchName = logicalSwitchName(port.network_id);
     const qos = portQosRows(port, qosRules);

@@ -5,7 +5,7 @@
  * after every NB reconnect, periodically, and when drift is too large to repair one by one.
  */
 import type { Logger } from 'pino';
-import type { ResourceReader, Snapshot } from '../../host.js';
+import type { FloatingIpState, ResourceReader, Snapshot } from '../../host.js';
 import {
   DROP_PORT_GROUP,
   dropPortGroup,
@@ -13,6 +13,7 @@ import {
   isMetadataPort,
   isTrustedPort,
   logicalSwitchName,
+  portFloatingIp,
   portGroupName,
   securityGroupPortGroup,
   subnetHasDhcpOptions,
@@ -130,6 +131,10 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
       byAddress.set(pair.ip_address, [...new Set([...(byAddress.get(pair.ip_address) ?? []), port.id])].sort());
     }
   }
+  const floatingIpsOf = new Map<string, FloatingIpState[]>();
+  for (const fip of snapshot.floatingIps) {
+    if (fip.port_id) floatingIpsOf.set(fip.port_id, [...(floatingIpsOf.get(fip.port_id) ?? []), fip]);
+  }
   const ports = new Set<string>();
   const qosPolicies = snapshot.ports.map(effectiveQosPolicyId).filter((id): id is string => id !== null);
   const qosRules = qosPolicies.length > 0 ? await deps.reader.qosRules(qosPolicies) : new Map<string, never[]>();
@@ -146,6 +151,7 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncReport> {
         subnets,
         holders.get(port.network_id) ?? new Map(),
         (policyId && qosRules.get(policyId)) || [],
+        portFloatingIp(floatingIpsOf.get(port.id) ?? []),
       ),
     );
   }

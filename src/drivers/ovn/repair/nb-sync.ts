@@ -18,6 +18,7 @@ import {
   isMetadataPort,
   isTrustedPort,
   logicalSwitchName,
+  portFloatingIp,
   portGroupName,
   securityGroupPortGroup,
   subnetHasDhcpOptions,
@@ -259,16 +260,24 @@ export class NbSync {
       }
     }
     const network = isMetadataPort(port) ? await reader.network(port.network_id) : undefined;
-    const holders = await reader.addressPairHolders(
-      port.network_id,
-      port.fixed_ips.map((ip) => ip.ip_address),
-    );
     const policyId = effectiveQosPolicyId(port);
-    const qosRules = policyId ? ((await reader.qosRules([policyId])).get(policyId) ?? []) : [];
-    return this.apply(
-      key,
-      this.desired.portPlan(port, network ?? { id: port.network_id, mtu: 0 }, subnets, holders, qosRules),
+    const [holders, floatingIps, qosRules] = await Promise.all([
+      reader.addressPairHolders(
+        port.network_id,
+        port.fixed_ips.map((ip) => ip.ip_address),
+      ),
+      reader.floatingIpsOfPort(port.id),
+      policyId ? reader.qosRules([policyId]).then((rules) => rules.get(policyId) ?? []) : [],
+    ]);
+    const plan = this.desired.portPlan(
+      port,
+      network ?? { id: port.network_id, mtu: 0 },
+      subnets,
+      holders,
+      qosRules,
+      portFloatingIp(floatingIps),
     );
+    return this.apply(key, plan);
   }
 
   /**
