@@ -19,6 +19,8 @@ import { optionsOrExit, repoRoot, runBench, startLabRun, writeRunResults } from 
 import { ribPrefixes, startFabric, until, type Fabric } from './fabric.js';
 
 interface BgpBenchOptions {
+  /** The lab's name (its namespaces carry it), so a bench can run beside another lab. */
+  labName: string;
   /** The failover's floating IP from the routed 100.64.0.0/20 (else from the on-link /24). */
   routedFailover: boolean;
   rounds: number;
@@ -28,10 +30,11 @@ interface BgpBenchOptions {
 }
 
 const HELP =
-  'npm run bench:bgp -- [--rounds N (20)] [--scale N (1000)] [--failovers N (3)] [--routed-failover] [--results-dir DIR]';
+  'npm run bench:bgp -- [--rounds N (20)] [--scale N (1000)] [--failovers N (3)] [--routed-failover] [--lab-name NAME (octonet-bgp)] [--results-dir DIR]';
 
 function parse(argv: string[]): BgpBenchOptions | undefined {
   const options: BgpBenchOptions = {
+    labName: 'octonet-bgp',
     routedFailover: false,
     rounds: 20,
     scale: 1000,
@@ -48,6 +51,7 @@ function parse(argv: string[]): BgpBenchOptions | undefined {
     const value = argv[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     if (flag === '--results-dir') options.resultsDir = value;
+    else if (flag === '--lab-name') options.labName = value;
     else if (flag === '--rounds' || flag === '--scale' || flag === '--failovers') {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} wants a whole number`);
@@ -183,7 +187,7 @@ async function measureFailover(fabric: Fabric, routed: boolean): Promise<number>
 async function main(options: BgpBenchOptions, logsDir: string) {
   const results: Record<string, unknown> = { failures: [] as string[] };
   const failures = results.failures as string[];
-  const first = await startFabric({ repoRoot, labName: 'octonet-bgp', logsDir, say });
+  const first = await startFabric({ repoRoot, labName: options.labName, logsDir, say });
   try {
     say(`floating IP create → /32 in cloudgw1's RIB, ${options.rounds} rounds`);
     const announce = await measureAnnounce(first, options.rounds);
@@ -200,7 +204,7 @@ async function main(options: BgpBenchOptions, logsDir: string) {
   const outages: number[] = [];
   for (let i = 1; i <= options.failovers; i++) {
     say(`gateway failover ${i}/${options.failovers} on a fresh lab`);
-    const fabric = await startFabric({ repoRoot, labName: 'octonet-bgp', logsDir, say });
+    const fabric = await startFabric({ repoRoot, labName: options.labName, logsDir, say });
     try {
       outages.push(await measureFailover(fabric, options.routedFailover));
     } catch (error) {
