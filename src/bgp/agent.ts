@@ -61,6 +61,8 @@ export class BgpAgent {
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | undefined;
   private lastAnnounced = '';
+  /** When the first trigger since the last pass started came. */
+  private triggeredAt: number | undefined;
   /** Whether the service endpoint answered last time; a 404 is retried on full passes only. */
   private hostedEndpoint = true;
   private stopped = false;
@@ -75,8 +77,10 @@ export class BgpAgent {
   async pass(full = false): Promise<PassReport> {
     const { options } = this;
     const started = performance.now();
-    await this.southbound.register(options.chassis, this.agentId);
-    const snapshot = await this.read(full);
+    // How long the trigger waited for this pass (a pass running already), for the log.
+    const waitMs = this.triggeredAt === undefined ? 0 : Math.round(started - this.triggeredAt);
+    this.triggeredAt = undefined;
+    const [, snapshot] = await Promise.all([this.southbound.register(options.chassis, this.agentId), this.read(full)]);
     const readMs = Math.round(performance.now() - started);
     const placement = placeRoutes(snapshot, this.southbound, {
       chassis: options.chassis,
@@ -98,13 +102,15 @@ export class BgpAgent {
             bfd: options.bfd,
             restartTimeS: 120,
           });
+    const applyStarted = performance.now();
     const mode = await this.applier.apply(config, { full });
+    const applyMs = Math.round(performance.now() - applyStarted);
     const announced = placement.announced.map((a) => a.prefix).sort();
     if (announced.join(',') !== this.lastAnnounced) {
       this.lastAnnounced = announced.join(',');
       const passMs = Math.round(performance.now() - started);
       options.log.info(
-        { mode, readMs, passMs, announced: announced.slice(0, 20), count: announced.length },
+        { mode, waitMs, readMs, applyMs, passMs, announced: announced.slice(0, 20), count: announced.length },
         'announcing',
       );
     }
@@ -137,6 +143,7 @@ export class BgpAgent {
   /** Asks for a pass; coalesces with the one running. */
   trigger(full = false): void {
     if (this.stopped) return;
+    this.triggeredAt ??= performance.now();
     if (this.running) {
       this.again = { full: full || (this.again?.full ?? false) };
       return;

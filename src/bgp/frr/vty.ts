@@ -38,52 +38,43 @@ export function markerAt(buffer: Buffer): number {
   return -1;
 }
 
-class VtySession {
-  private buffer = Buffer.alloc(0);
-  private waiting: ((reply: { status: number; output: string }) => void) | undefined;
-  private failed: Error | undefined;
-  private onFailure: ((error: Error) => void) | undefined;
-
-  constructor(private readonly socket: Socket) {
-    socket.on('data', (chunk: Buffer) => {
-      this.buffer = Buffer.concat([this.buffer, chunk]);
-      const at = markerAt(this.buffer);
-      if (at < 0 || !this.waiting) return;
-      const reply = { output: this.buffer.subarray(0, at).toString(), status: this.buffer[at + 3]! };
-      this.buffer = this.buffer.subarray(at + MARKER_LENGTH);
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve(reply);
-    });
-    const fail = (error: Error) => {
-      this.failed ??= error;
-      this.onFailure?.(this.failed);
+/**
+ * Sends every command at once (the daemon runs each NUL-terminated command in turn and answers
+ * each), then reads the answers in order: one round trip, not one per command, which counts on a
+ * loaded machine. The commands are a plan (`apply.ts`), so a failure part way is still reported,
+ * and the caller reloads FRR in full after it.
+ */
+function exchange(socket: Socket, commands: readonly string[], timeoutMs: number): Promise<VtyReply[]> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.alloc(0);
+    const replies: VtyReply[] = [];
+    const timer = setTimeout(
+      () => reject(new Error(`no answer to ${JSON.stringify(commands[replies.length])}`)),
+      timeoutMs,
+    );
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(replies);
     };
-    socket.on('error', fail);
-    socket.on('close', () => fail(new Error('the vty socket closed')));
-  }
-
-  run(command: string, timeoutMs: number): Promise<{ status: number; output: string }> {
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(command)}`)), timeoutMs);
-      this.onFailure = (error) => {
-        clearTimeout(timer);
-        reject(error);
-      };
-      this.waiting = (reply) => {
-        clearTimeout(timer);
-        this.onFailure = undefined;
-        resolve(reply);
-      };
-      this.socket.write(`${command}\0`);
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      for (let at = markerAt(buffer); at >= 0 && replies.length < commands.length; at = markerAt(buffer)) {
+        const command = commands[replies.length]!;
+        replies.push({ command, output: buffer.subarray(0, at).toString(), status: buffer[at + 3]! });
+        buffer = buffer.subarray(at + MARKER_LENGTH);
+      }
+      if (replies.length === commands.length) finish();
     });
-  }
+    socket.on('error', finish);
+    socket.on('close', () => finish(new Error('the vty socket closed before every answer')));
+    socket.write(commands.map((c) => `${c}\0`).join(''));
+  });
 }
 
 /**
- * Runs `commands` in order on one daemon (after `enable`), over one connection. Stops at the first
- * failing command and throws VtyCommandError, unless `tolerate` accepts its reply (then it goes on).
+ * Runs `commands` in order on one daemon (after `enable`), over one connection, and returns their
+ * answers. Throws VtyCommandError for the first failing command, unless `tolerate` accepts it.
  */
 export async function vtyRun(
   vtyDir: string,
@@ -91,21 +82,16 @@ export async function vtyRun(
   commands: readonly string[],
   options: { timeoutMs?: number; tolerate?: (reply: VtyReply) => boolean } = {},
 ): Promise<VtyReply[]> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const socket = createConnection(join(vtyDir, `${daemon}.vty`));
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
-    const session = new VtySession(socket);
-    const replies: VtyReply[] = [];
-    for (const command of ['enable', ...commands]) {
-      const reply = { command, ...(await session.run(command, timeoutMs)) };
-      if (reply.status !== 0 && !options.tolerate?.(reply)) throw new VtyCommandError(daemon, reply);
-      if (command !== 'enable') replies.push(reply);
-    }
-    return replies;
+    const replies = await exchange(socket, ['enable', ...commands], options.timeoutMs ?? 10_000);
+    const failed = replies.find((r) => r.status !== 0 && !options.tolerate?.(r));
+    if (failed) throw new VtyCommandError(daemon, failed);
+    return replies.slice(1);
   } finally {
     socket.destroy();
   }
