@@ -15,7 +15,7 @@
  */
 import { NeutronApiError, type NeutronClient } from '../mgmtnet/neutron-client.js';
 import type { OvsdbClient, SbTables } from '../drivers/ovn/ovsdb/index.js';
-import { readApiSnapshot, readHostedSnapshot, type ApiSnapshot } from './agent-api.js';
+import { hostedSpeakersPath, readApiSnapshot, readHostedSnapshot, type ApiSnapshot } from './agent-api.js';
 import { agentIdFor, SouthboundView } from './agent-sb.js';
 import { FrrApplier, type ApplyMode, type FrrTarget } from './frr/apply.js';
 import { renderFrrConfig, type BfdTimers } from './frr/config.js';
@@ -131,7 +131,7 @@ export class BgpAgent {
       }
       if (this.hostedEndpoint) {
         log.warn(
-          { path: `/v2.0/octonet/bgp-dragents/${this.agentId}/speakers` },
+          { path: `/v2.0${hostedSpeakersPath(this.agentId)}` },
           'no service endpoint (not octonet, or no service role): reading the public API, MD5 secrets from --peer-passwords',
         );
       }

@@ -31,7 +31,7 @@ export class VtyCommandError extends Error {
 const MARKER_LENGTH = 4;
 
 /** Where the reply's end marker (three NULs and the status) starts in `buffer`, or -1. */
-export function markerAt(buffer: Buffer): number {
+function markerAt(buffer: Buffer): number {
   for (let i = 0; i + MARKER_LENGTH <= buffer.length; i++) {
     if (buffer[i] === 0 && buffer[i + 1] === 0 && buffer[i + 2] === 0) return i;
   }
