@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { vtyRun } from './vty.js';
+import { vtyRun, withoutSecrets } from './vty.js';
 
 export const FRR_RELOAD = '/usr/lib/frr/frr-reload.py';
 
@@ -49,7 +49,9 @@ export function runCommand(argv: readonly string[], timeoutMs = 30_000): Promise
 export async function vtysh(target: FrrTarget, commands: readonly string[]): Promise<string> {
   const argv = ['vtysh', '--vty_socket', target.vtyDir, ...commands.flatMap((c) => ['-c', c])];
   const result = await runCommand(argv);
-  if (result.code !== 0) throw new Error(`vtysh failed (${result.code}): ${(result.stderr || result.stdout).trim()}`);
+  if (result.code !== 0) {
+    throw new Error(withoutSecrets(`vtysh failed (${result.code}): ${(result.stderr || result.stdout).trim()}`));
+  }
   return result.stdout;
 }
 
@@ -218,7 +220,8 @@ export class FrrApplier {
     const dirs = ['--vty_socket', this.target.vtyDir, '--confdir', this.stateDir, '--rundir', this.stateDir];
     const result = await runCommand([FRR_RELOAD, '--reload', ...dirs, file], 120_000);
     if (result.code !== 0) {
-      throw new Error(`frr-reload.py failed (${result.code}): ${(result.stderr || result.stdout).trim().slice(-2000)}`);
+      const said = (result.stderr || result.stdout).trim().slice(-2000);
+      throw new Error(withoutSecrets(`frr-reload.py failed (${result.code}): ${said}`));
     }
   }
 }

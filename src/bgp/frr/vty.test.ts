@@ -78,6 +78,14 @@ describe('vtyRun (fake daemon)', () => {
     );
   });
 
+  it('never quotes an MD5 secret in an error', async () => {
+    await assert.rejects(vtyRun(dir, 'bgpd', ['bogus neighbor 192.0.2.1 password s3cret']), (error: Error) => {
+      assert.doesNotMatch(error.message, /s3cret/);
+      assert.match(error.message, /password \[redacted\]/);
+      return true;
+    });
+  });
+
   it('fails when the daemon is not there', async () => {
     await assert.rejects(vtyRun(dir, 'zebra', ['show version']), /ENOENT/);
   });

@@ -17,13 +17,23 @@ export interface VtyReply {
   readonly output: string;
 }
 
+/**
+ * FRR text with the MD5 secrets censored (`neighbor X password S`): an error message quotes
+ * configuration lines, and the secrets must never reach a log.
+ */
+export function withoutSecrets(text: string): string {
+  return text.replace(/(\bpassword\s+)\S+/g, '$1[redacted]');
+}
+
 /** An error of a daemon's command (status ≠ 0), with what the daemon said. */
 export class VtyCommandError extends Error {
   constructor(
     readonly daemon: string,
     readonly reply: VtyReply,
   ) {
-    super(`${daemon}: ${JSON.stringify(reply.command)} failed (${reply.status}): ${reply.output.trim()}`);
+    super(
+      withoutSecrets(`${daemon}: ${JSON.stringify(reply.command)} failed (${reply.status}): ${reply.output.trim()}`),
+    );
     this.name = 'VtyCommandError';
   }
 }
