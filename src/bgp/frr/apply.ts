@@ -146,6 +146,20 @@ export function zebraCopy(commands: readonly string[]): string[] {
   return copy;
 }
 
+/**
+ * A plan's commands as `vtysh -f` sends a file: one configuration session between
+ * `XFRR_start_configuration` and `XFRR_end_configuration`, so the daemon commits the northbound
+ * changes (prefix-list and route-map entries) once at the end instead of once per line; per line,
+ * each commit walks the whole configuration (about 95 ms a prefix with 600 in the lists). Context
+ * lines stay: a daemon runs a line its node does not know in the parent node, as for a file. The
+ * `network` lines apply at once and the filter entries at the end, so a new prefix waits for its
+ * filter entry and a withdrawn one is gone before its entry goes: nothing leaves unfiltered.
+ */
+export function asOneTransaction(commands: readonly string[]): string[] {
+  const body = commands.filter((c) => c !== 'configure terminal' && c !== 'end');
+  return ['configure terminal', 'XFRR_start_configuration', ...body, 'XFRR_end_configuration', 'end'];
+}
+
 export type ApplyMode = 'unchanged' | 'fast' | 'reload';
 
 /** Remembers what it applied last, to choose between the fast path and a full reload. */
@@ -207,8 +221,8 @@ export class FrrApplier {
   private async batch(commands: readonly string[]): Promise<void> {
     const { vtyDir } = this.target;
     await Promise.all([
-      vtyRun(vtyDir, 'bgpd', commands, { timeoutMs: 120_000 }),
-      vtyRun(vtyDir, 'zebra', zebraCopy(commands), { timeoutMs: 120_000, tolerate: () => true }),
+      vtyRun(vtyDir, 'bgpd', asOneTransaction(commands), { timeoutMs: 120_000 }),
+      vtyRun(vtyDir, 'zebra', asOneTransaction(zebraCopy(commands)), { timeoutMs: 120_000, tolerate: () => true }),
     ]);
   }
 
