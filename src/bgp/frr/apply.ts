@@ -5,7 +5,8 @@
  * - the fast path: when the only differences from what was applied last are prefix-list entries,
  *   `network` lines and next-hop entries of the export route-map (a floating IP came or went, a
  *   gateway moved, a router got its first announced prefix), the few commands of the delta
- *   straight to bgpd's vty socket (`vty.ts`; milliseconds, where starting vtysh costs 120–200 ms):
+ *   straight to bgpd's vty socket (`vty.ts`; milliseconds, where starting vtysh costs 120–200 ms)
+ *   in one configuration session (`asOneTransaction`):
  *   new filter entries before new `network` lines, withdrawn `network` lines before their filter
  *   entries, so nothing leaves unfiltered even for a moment;
  * - otherwise, and on every periodic full pass, Debian's `frr-reload.py --reload`, which diffs
