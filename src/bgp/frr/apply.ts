@@ -6,9 +6,9 @@
  *   `network` lines and next-hop entries of the export route-map (a floating IP came or went, a
  *   gateway moved, a router got its first announced prefix), the few commands of the delta
  *   straight to bgpd's vty socket (`vty.ts`; milliseconds, where starting vtysh costs 120–200 ms)
- *   in one configuration session (`asOneTransaction`):
- *   new filter entries before new `network` lines, withdrawn `network` lines before their filter
- *   entries, so nothing leaves unfiltered even for a moment;
+ *   in one configuration session (`asOneTransaction`), whose filter entries are committed at its
+ *   end: a new prefix waits for its entry and a withdrawn one is gone before its entry goes, so
+ *   nothing leaves unfiltered even for a moment;
  * - otherwise, and on every periodic full pass, Debian's `frr-reload.py --reload`, which diffs
  *   the file against `show running-config` and applies only the difference (about 0.4 s).
  * FRR is reached over its vty sockets in `vtyDir`; unix sockets work across network namespaces.
