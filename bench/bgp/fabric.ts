@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
+import { vtyRun } from '../../src/bgp/frr/vty.js';
 import { cloudgwPeerBodies, downLab, upLab, type Lab } from '../../src/lab/index.js';
 import { deferUndo } from '../api/teardown.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
@@ -29,18 +30,20 @@ export interface Fabric {
   close(): Promise<void>;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
 export async function startFabric(options: {
   repoRoot: string;
+  /** Another build's root to run the agents from (`--agent-root`, to compare with an older agent). */
+  agentRoot?: string;
   labName: string;
   logsDir: string;
   say: (line: string) => void;
@@ -138,12 +141,13 @@ export async function startFabric(options: {
       await api.call('PUT', `/v2.0/bgp-speakers/${speaker.id}/add_bgp_peer`, { bgp_peer_id: peer.id });
     }
     await api.call('PUT', `/v2.0/bgp-speakers/${speaker.id}/add_gateway_network`, { network_id: externalNetworkId });
+    // This build's agents take the MD5 secrets from the API; an older one (--agent-root) from a file.
     const passwords = join(dir, 'peer-passwords');
     writeFileSync(passwords, bgp.cloudgws.map((c) => `${c.addresses[0]} ${bgp.password}\n`).join(''));
     for (const node of bgp.nodes) {
-      const argv = [process.execPath, join(options.repoRoot, 'dist/cli/main.js'), 'bgp-agent'];
+      const argv = [process.execPath, join(options.agentRoot ?? options.repoRoot, 'dist/cli/main.js'), 'bgp-agent'];
       argv.push('--chassis', node.name, '--ovn-sb', lab.sb, '--frr-dir', node.frrDir, '--router-id', node.address);
-      argv.push('--os-url', serve.baseUrl, '--peer-passwords', passwords);
+      argv.push('--os-url', serve.baseUrl, ...(options.agentRoot ? ['--peer-passwords', passwords] : []));
       lab.startBesideNode(node.name, 'bgp-agent', argv);
     }
     for (const node of bgp.nodes) {
@@ -174,9 +178,14 @@ export async function startFabric(options: {
   }
 }
 
-/** The prefixes cloudgw1 has a path for (its whole IPv4 RIB). */
+/**
+ * The prefixes cloudgw1 has a path for (its whole IPv4 RIB), asked of its bgpd over the vty socket
+ * (`src/bgp/frr/vty.ts`): a few milliseconds, where a vtysh process costs 120–200 ms here, which
+ * was most of the announce figure's resolution.
+ */
 export async function ribPrefixes(lab: Lab, cloudgw = 'cloudgw1'): Promise<Set<string>> {
-  const json = JSON.parse(await lab.bgpVtysh(cloudgw, 'show bgp ipv4 json')) as { routes?: Record<string, unknown> };
+  const [reply] = await vtyRun(lab.frrDir(cloudgw), 'bgpd', ['show bgp ipv4 json']);
+  const json = JSON.parse(reply!.output) as { routes?: Record<string, unknown> };
   return new Set(Object.keys(json.routes ?? {}));
 }
 

@@ -3,7 +3,8 @@
  * (`PUT /v2.0/bgp-speakers/<id>/{add,remove}_bgp_peer`, `.../{add,remove}_gateway_network`, whose
  * raw JSON body is the action's argument; `GET .../get_advertised_routes`) and the DR agent
  * scheduler (`GET /v2.0/bgp-speakers/<id>/bgp-dragents`, `GET/POST /v2.0/agents/<id>/bgp-drinstances`,
- * `DELETE /v2.0/agents/<id>/bgp-drinstances/<speaker id>`).
+ * `DELETE /v2.0/agents/<id>/bgp-drinstances/<speaker id>`), and octonet's service-only
+ * `GET /v2.0/octonet/bgp-dragents/<id>/speakers` (the hosted speaker with its peers' secrets).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BadRequest } from '../core/errors.js';
@@ -53,6 +54,10 @@ export function registerBgpRoutes(app: FastifyInstance, deps: ApiDeps): void {
       // The scheduler's create returns nothing: 201 with a JSON null body.
       return reply.code(201).type('application/json').send('null');
     },
+  });
+  // octonet's own, for the node's agent only (the peers' MD5 secrets): see docs/bgp-agent.md.
+  route(app, '/v2.0/octonet/bgp-dragents/:id/speakers', {
+    GET: async (request) => ({ bgp_speakers: await bgpDrAgents.hostedSpeakersFor(request.ctx, params(request).id) }),
   });
   route(app, '/v2.0/agents/:id/bgp-drinstances/:speaker_id', {
     DELETE: async (request, reply) => {

@@ -274,6 +274,8 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   remove_bgp_speaker_from_dragent: ADMIN,
   list_bgp_speaker_on_dragent: ADMIN,
   list_dragent_hosting_bgp_speaker: ADMIN,
+  // octonet's own: the hosted speaker with its peers' secrets, for the node's agent (n-d-r's RPC).
+  get_bgp_dragent_speakers: SERVICE,
 
   // ---- agents (agent.py): an operator's view of the chassis ----
   get_agent: ADMIN,

@@ -1,9 +1,13 @@
 /**
- * What the BGP agent reads from the Networking API, in neutron-dynamic-routing's wire format, so
- * it works against octonet or a Neutron with n-d-r: the speakers scheduled to this agent
- * (`GET /v2.0/agents/{id}/bgp-drinstances`), each speaker and its peers, the speaker's advertised
- * routes (`GET /v2.0/bgp-speakers/{id}/get_advertised_routes`, a member action n-d-r maps to GET), and, to place each route, the
- * floating IPs and the routers' gateway ports. Read-only; one snapshot per pass.
+ * What the BGP agent reads from the Networking API; read-only, one snapshot per pass. Two ways:
+ * - octonet's service-only `GET /v2.0/octonet/bgp-dragents/{id}/speakers` (docs/bgp-agent.md): one
+ *   request with the hosted speaker, its peers with their MD5 secrets, and its routes with the
+ *   gateway port and the floating IP's port that place them (what n-d-r's agent gets over RPC);
+ * - when that answers 404 (a Neutron with n-d-r, or credentials without the service role),
+ *   n-d-r's public API: the speakers scheduled to this agent (`GET /v2.0/agents/{id}/bgp-drinstances`),
+ *   each speaker and its peers (no secrets: `--peer-passwords` gives them), the speaker's advertised
+ *   routes (`GET /v2.0/bgp-speakers/{id}/get_advertised_routes`, a member action n-d-r maps to
+ *   GET), and, to place each route, the floating IPs and the routers' gateway ports.
  */
 import { NeutronApiError, type NeutronClient } from '../mgmtnet/neutron-client.js';
 
@@ -19,7 +23,7 @@ export interface PeerView {
   readonly id: string;
   readonly peer_ip: string;
   readonly remote_as: number;
-  /** n-d-r never shows it; a deployment passes it with `--peer-passwords`. */
+  /** From the service endpoint; n-d-r's public API never shows it (then `--peer-passwords`). */
   readonly password?: string | null;
 }
 
@@ -54,6 +58,52 @@ async function orNotFound<T>(read: Promise<T>, fallback: T): Promise<T> {
   }
 }
 
+/** The service endpoint's route: n-d-r's fields and where the route comes from. */
+interface HostedRoute extends AdvertisedRoute {
+  readonly gateway_port_id: string;
+  readonly fixed_port_id?: string | null;
+}
+
+interface HostedSpeaker {
+  readonly id: string;
+  readonly local_as: number;
+  readonly ip_version: number;
+  readonly peers: PeerView[];
+  readonly advertised_routes: HostedRoute[];
+}
+
+export const hostedSpeakersPath = (agentId: string): string => `/octonet/bgp-dragents/${agentId}/speakers`;
+
+/** The snapshot from the service endpoint; undefined when it answers 404. */
+export async function readHostedSnapshot(client: NeutronClient, agentId: string): Promise<ApiSnapshot | undefined> {
+  const body = await orNotFound(client.request('GET', hostedSpeakersPath(agentId)), undefined);
+  const hosted = (body as { bgp_speakers?: HostedSpeaker[] } | undefined)?.bgp_speakers;
+  if (!hosted) return undefined;
+  // Placement reads the gateway port by next hop and a floating IP's port by address.
+  const gatewayPorts = new Map<string, Set<string>>();
+  const floatingIps: FloatingIpView[] = [];
+  for (const route of hosted.flatMap((s) => s.advertised_routes)) {
+    gatewayPorts.set(route.gateway_port_id, (gatewayPorts.get(route.gateway_port_id) ?? new Set()).add(route.next_hop));
+    if (route.fixed_port_id) {
+      floatingIps.push({
+        floating_ip_address: route.destination.split('/')[0]!,
+        port_id: route.fixed_port_id,
+        router_id: null,
+      });
+    }
+  }
+  return {
+    speakers: hosted.map((s) => ({
+      speaker: { id: s.id, name: '', local_as: s.local_as, ip_version: s.ip_version, peers: s.peers.map((p) => p.id) },
+      peers: s.peers,
+      routes: s.advertised_routes.map((r) => ({ destination: r.destination, next_hop: r.next_hop })),
+    })),
+    floatingIps,
+    gatewayPorts: [...gatewayPorts].map(([id, addresses]) => ({ id, addresses: [...addresses] })),
+  };
+}
+
+/** The snapshot through n-d-r's public API (no peer secrets). */
 export async function readApiSnapshot(client: NeutronClient, agentId: string): Promise<ApiSnapshot> {
   const hosted = await orNotFound(client.request('GET', `/agents/${agentId}/bgp-drinstances`), {});
   const ids = ((hosted as { bgp_speakers?: { id: string }[] }).bgp_speakers ?? []).map((s) => s.id);

@@ -1,8 +1,9 @@
 /**
- * `octonet bgp-agent`: one per node. Each pass reads the API (the speakers scheduled to this agent,
- * their peers and advertised routes), places every route (`placement.ts`: announced here only
+ * `octonet bgp-agent`: one per node. Each pass reads the API (`agent-api.ts`: the speaker scheduled
+ * to this agent with its peers, their MD5 secrets and its routes, in one service-only request),
+ * places every route (`placement.ts`: announced here only
  * where OVN has it active now), renders FRR's configuration and applies it (`frr/apply.ts`: a few
- * vtysh commands when only prefixes changed, frr-reload.py otherwise).
+ * lines to bgpd's vty socket when only prefixes changed, frr-reload.py otherwise).
  *
  * The agent's registration and heartbeat (`agent-sb.ts`) follow `SB_Global.nb_cfg` on their own.
  * When a pass runs: at once after a southbound change that can move or add an announcement (a port
@@ -14,7 +15,7 @@
  */
 import { NeutronApiError, type NeutronClient } from '../mgmtnet/neutron-client.js';
 import type { OvsdbClient, SbTables } from '../drivers/ovn/ovsdb/index.js';
-import { readApiSnapshot } from './agent-api.js';
+import { hostedSpeakersPath, readApiSnapshot, readHostedSnapshot, type ApiSnapshot } from './agent-api.js';
 import { agentIdFor, SouthboundView } from './agent-sb.js';
 import { FrrApplier, type ApplyMode, type FrrTarget } from './frr/apply.js';
 import { renderFrrConfig, type BfdTimers } from './frr/config.js';
@@ -34,6 +35,7 @@ export interface BgpAgentOptions {
   /** Where the rendered file for frr-reload.py goes. */
   readonly stateDir: string;
   readonly distributedFloatingIps: boolean;
+  /** MD5 secrets for peers the API gives none for (a Neutron with n-d-r: its public API hides them). */
   readonly peerPasswords: ReadonlyMap<string, string>;
   readonly bfd: BfdTimers;
   readonly pollIntervalMs: number;
@@ -59,6 +61,10 @@ export class BgpAgent {
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | undefined;
   private lastAnnounced = '';
+  /** When the first trigger since the last pass started came. */
+  private triggeredAt: number | undefined;
+  /** Whether the service endpoint answered last time; a 404 is retried on full passes only. */
+  private hostedEndpoint = true;
   private stopped = false;
 
   constructor(private readonly options: BgpAgentOptions) {
@@ -71,8 +77,10 @@ export class BgpAgent {
   async pass(full = false): Promise<PassReport> {
     const { options } = this;
     const started = performance.now();
-    await this.southbound.register(options.chassis, this.agentId);
-    const snapshot = await readApiSnapshot(options.client, this.agentId);
+    // How long the trigger waited for this pass (a pass running already), for the log.
+    const waitMs = this.triggeredAt === undefined ? 0 : Math.round(started - this.triggeredAt);
+    this.triggeredAt = undefined;
+    const [, snapshot] = await Promise.all([this.southbound.register(options.chassis, this.agentId), this.read(full)]);
     const readMs = Math.round(performance.now() - started);
     const placement = placeRoutes(snapshot, this.southbound, {
       chassis: options.chassis,
@@ -94,22 +102,48 @@ export class BgpAgent {
             bfd: options.bfd,
             restartTimeS: 120,
           });
+    const applyStarted = performance.now();
     const mode = await this.applier.apply(config, { full });
+    const applyMs = Math.round(performance.now() - applyStarted);
     const announced = placement.announced.map((a) => a.prefix).sort();
     if (announced.join(',') !== this.lastAnnounced) {
       this.lastAnnounced = announced.join(',');
       const passMs = Math.round(performance.now() - started);
       options.log.info(
-        { mode, readMs, passMs, announced: announced.slice(0, 20), count: announced.length },
+        { mode, waitMs, readMs, applyMs, passMs, announced: announced.slice(0, 20), count: announced.length },
         'announcing',
       );
     }
     return { mode, announced, peers: placement.peers.map((p) => p.address) };
   }
 
+  /**
+   * The API snapshot: the service endpoint, or n-d-r's public API when it answers 404 (then the
+   * secrets come from `peerPasswords` only, which is said once).
+   */
+  private async read(full: boolean): Promise<ApiSnapshot> {
+    const { client, log } = this.options;
+    if (this.hostedEndpoint || full) {
+      const hosted = await readHostedSnapshot(client, this.agentId);
+      if (hosted) {
+        this.hostedEndpoint = true;
+        return hosted;
+      }
+      if (this.hostedEndpoint) {
+        log.warn(
+          { path: `/v2.0${hostedSpeakersPath(this.agentId)}` },
+          'no service endpoint (not octonet, or no service role): reading the public API, MD5 secrets from --peer-passwords',
+        );
+      }
+      this.hostedEndpoint = false;
+    }
+    return readApiSnapshot(client, this.agentId);
+  }
+
   /** Asks for a pass; coalesces with the one running. */
   trigger(full = false): void {
     if (this.stopped) return;
+    this.triggeredAt ??= performance.now();
     if (this.running) {
       this.again = { full: full || (this.again?.full ?? false) };
       return;

@@ -4,8 +4,11 @@
  * noauth, else the `OS_*` variables); FRR over its vty sockets in `--frr-dir`. `--once` runs one
  * full pass, prints what it announces and exits (0, or 1 when the pass failed).
  *
- * MD5 secrets: neutron-dynamic-routing never shows a peer's `password` in the API (its DR agent
- * gets it over RPC), so `--peer-passwords FILE` gives them: one `PEER_IP SECRET` per line.
+ * MD5 secrets come with the peers from octonet's service-only endpoint
+ * (`GET /v2.0/octonet/bgp-dragents/{id}/speakers`, docs/bgp-agent.md): the agent's credentials need
+ * the `service` role (noauth: none needed). Against a Neutron with n-d-r, whose public API never
+ * shows a peer's `password` (its DR agent gets it over RPC), `--peer-passwords FILE` gives them:
+ * one `PEER_IP SECRET` per line, used for the peers the API gives no secret for.
  */
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
@@ -115,7 +118,10 @@ export function registerBgpAgentCommand(program: Command): void {
       '--distributed-floating-ips',
       'announce floating IPs from the chassis of their port (enable_distributed_floating_ip)',
     )
-    .option('--peer-passwords <file>', 'MD5 secrets, one "PEER_IP SECRET" per line (the API never shows them)')
+    .option(
+      '--peer-passwords <file>',
+      'MD5 secrets for peers the API gives none for (a Neutron with n-d-r), one "PEER_IP SECRET" per line',
+    )
     .option('--bfd-interval <ms>', 'BFD receive and transmit interval', positive, 100)
     .option('--poll-interval <s>', 'seconds between API polls (southbound changes start a pass at once)', positive, 2)
     .option('--full-interval <s>', 'seconds between full passes through frr-reload.py', positive, 60)

@@ -2,7 +2,8 @@
  * neutron-dynamic-routing's API over HTTP, on both databases: address scopes and the subnet pools
  * that join them; bgp-speakers and bgp-peers with n-d-r's bodies, defaults and errors; the member
  * actions; advertised routes (floating IP host routes and in-scope tenant subnets, next hop the
- * router gateway); DR agents reported by a driver and the scheduler URLs; policy (admin only).
+ * router gateway); DR agents reported by a driver and the scheduler URLs; policy (admin only); the
+ * node agent's service-only hosted-speaker endpoint with the peers' secrets.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,8 @@ import { before, describe, it } from 'node:test';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
 import type { Json } from '../fixtures/json.js';
 import { fakeDrAgents } from '../fixtures/fake-dr-agents.js';
+import { POLICY_RULES } from '../../src/auth/policy-rules.js';
+import { makeContext } from '../../src/core/context.js';
 
 const FAKE = fakeDrAgents();
 const DR_AGENT = FAKE.ids.first;
@@ -276,23 +279,29 @@ for (const backend of BACKENDS) {
       const tenantOnly = await admin.get(`${url}/get_advertised_routes`);
       assert.deepEqual(tenantOnly.body.advertised_routes, [{ destination: '10.70.1.0/24', next_hop: gatewayIp }]);
       await admin.put(url, { bgp_speaker: { advertise_floating_ip_host_routes: true } });
-      // The node side's in-process view: the hosting agent's speaker with peer secrets and route origins.
+      // The node agent's service-only view: the hosting agent's speaker with peer secrets and route origins.
       const hostingAgent = (await admin.get(`${url}/bgp-dragents`)).body.agents[0].id;
-      const [hosted] = await api.server.services.bgpDrAgents.hostedSpeakers(hostingAgent);
+      const service = api.as({ project: newProjectId(), roles: ['service'] });
+      const served = await service.get(`/v2.0/octonet/bgp-dragents/${hostingAgent}/speakers`);
+      assert.equal(served.status, 200, served.text);
+      const [hosted] = served.body.bgp_speakers as Json[];
       assert.equal(hosted!.id, speaker.id);
       assert.deepEqual(
-        hosted!.peers.map((p) => [p.peer_ip, p.auth_type, p.password]),
+        hosted!.peers.map((p: Json) => [p.peer_ip, p.auth_type, p.password]),
         [['192.0.2.1', 'md5', 's3cret']],
       );
       const gatewayPort = (await admin.get(`/v2.0/ports?device_id=${router.id}&device_owner=network:router_gateway`))
         .body.ports[0];
       assert.deepEqual(
-        hosted!.advertised_routes.map((r) => [r.kind, r.router_id, r.gateway_port_id]),
+        hosted!.advertised_routes.map((r: Json) => [r.kind, r.router_id, r.gateway_port_id, r.fixed_port_id]),
         [
-          ['floatingip', router.id, gatewayPort.id],
-          ['tenant_network', router.id, gatewayPort.id],
+          ['floatingip', router.id, gatewayPort.id, port.id],
+          ['tenant_network', router.id, gatewayPort.id, undefined],
         ],
       );
+      // noauth's admin (no identity headers, as `bgp-agent --os-url` sends) gets the same.
+      const asAdmin = await admin.get(`/v2.0/octonet/bgp-dragents/${hostingAgent}/speakers`);
+      assert.deepEqual(asAdmin.body, served.body);
       assert.deepEqual((await admin.get(url)).body.bgp_speaker.networks, [ext.id]);
       const unbind = await admin.put(`${url}/remove_gateway_network`, { network_id: ext.id });
       assert.deepEqual(unbind.body, { network_id: ext.id });
@@ -397,6 +406,35 @@ for (const backend of BACKENDS) {
       const scheduler = await member.get(`/v2.0/agents/${DR_AGENT}/bgp-drinstances`);
       assert.equal(scheduler.status, 403);
       assert.equal((await member.get(`/v2.0/bgp-speakers/${speaker.id}/bgp-dragents`)).status, 403);
+    });
+
+    it('serves the hosted speaker with its secrets to the service role only, and never logs them', async () => {
+      const hostingAgent = (await admin.get(`/v2.0/bgp-speakers/${speaker.id}/bgp-dragents`)).body.agents[0].id;
+      const path = `/v2.0/octonet/bgp-dragents/${hostingAgent}/speakers`;
+      const project = newProjectId();
+      for (const roles of [['member', 'reader'], ['reader'], ['manager', 'member', 'reader']]) {
+        const refused = await api.as({ project, roles }).get(path);
+        assert.equal(refused.status, 404, roles.join(','));
+        assert.equal(errorType(refused), 'HTTPNotFound');
+        assert.doesNotMatch(refused.text, /s3cret/);
+      }
+      const served = await api.as({ project, roles: ['service'] }).get(path);
+      assert.equal(served.status, 200, served.text);
+      assert.equal(served.body.bgp_speakers[0].id, speaker.id);
+      assert.match(served.text, /s3cret/);
+      // An agent that hosts nothing, or no agent at all, gets nothing (as n-d-r's RPC for such a host).
+      const unknown = await api
+        .as({ project, roles: ['service'] })
+        .get(`/v2.0/octonet/bgp-dragents/${randomUUID()}/speakers`);
+      assert.deepEqual(unknown.body, { bgp_speakers: [] });
+      // Keystone's admin without the service role is refused (noauth's admin is let in: docs/bgp-agent.md).
+      const keystoneAdmin = makeContext({ requestId: 'r', projectId: project, roles: ['admin', 'member', 'reader'] });
+      assert.equal(POLICY_RULES.get_bgp_dragent_speakers!(keystoneAdmin, {}), false);
+      for (const listed of [await admin.get('/v2.0/bgp-peers'), await admin.get('/v2.0/bgp-peers?fields=password')]) {
+        assert.equal(listed.status, 200, listed.text);
+        assert.doesNotMatch(listed.text, /s3cret/);
+      }
+      assert.doesNotMatch(JSON.stringify(api.logs()), /s3cret/);
     });
 
     it('deletes speakers and peers with their bindings', async () => {

@@ -7,7 +7,6 @@
  * scheduled on every node's DR agent. Reading the cloudgws' RIB is `vtysh -c 'show bgp ipv4 json'`.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before } from 'node:test';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
@@ -189,14 +188,10 @@ export function useBgpWorld(name: string, options: { distributed: boolean; ipv6?
     }
     await put(`/v2.0/bgp-speakers/${state.speaker.id}/add_gateway_network`, { network_id: state.external.id });
 
-    // The API never shows a peer's password; the agents get it the way a deployment would.
-    const passwords = join(scratch(), 'peer-passwords');
-    const peerAddresses = bgp.cloudgws.flatMap((c) => [c.addresses[0], c.addresses[1]]);
-    writeFileSync(passwords, peerAddresses.map((address) => `${address} ${bgp.password}\n`).join(''));
+    // The MD5 secrets reach the agents from the API's service-only endpoint (noauth: as admin).
     for (const node of bgp.nodes) {
       const argv = [process.execPath, MAIN, 'bgp-agent', '--chassis', node.name, '--ovn-sb', lab().sb];
       argv.push('--frr-dir', node.frrDir, '--router-id', node.address, '--os-url', api.url);
-      argv.push('--peer-passwords', passwords);
       if (options.distributed) argv.push('--distributed-floating-ips');
       lab().startBesideNode(node.name, 'bgp-agent', argv);
     }

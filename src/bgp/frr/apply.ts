@@ -4,9 +4,11 @@
  * Two ways, chosen per change:
  * - the fast path: when the only differences from what was applied last are prefix-list entries,
  *   `network` lines and next-hop entries of the export route-map (a floating IP came or went, a
- *   gateway moved, a router got its first announced prefix), a few vtysh commands in
- *   one call (tens of milliseconds): new filter entries before new `network` lines, withdrawn
- *   `network` lines before their filter entries, so nothing leaves unfiltered even for a moment;
+ *   gateway moved, a router got its first announced prefix), the few commands of the delta
+ *   straight to bgpd's vty socket (`vty.ts`; milliseconds, where starting vtysh costs 120–200 ms)
+ *   in one configuration session (`asOneTransaction`), whose filter entries are committed at its
+ *   end: a new prefix waits for its entry and a withdrawn one is gone before its entry goes, so
+ *   nothing leaves unfiltered even for a moment;
  * - otherwise, and on every periodic full pass, Debian's `frr-reload.py --reload`, which diffs
  *   the file against `show running-config` and applies only the difference (about 0.4 s).
  * FRR is reached over its vty sockets in `vtyDir`; unix sockets work across network namespaces.
@@ -14,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { vtyRun, withoutSecrets } from './vty.js';
 
 export const FRR_RELOAD = '/usr/lib/frr/frr-reload.py';
 
@@ -47,7 +50,9 @@ export function runCommand(argv: readonly string[], timeoutMs = 30_000): Promise
 export async function vtysh(target: FrrTarget, commands: readonly string[]): Promise<string> {
   const argv = ['vtysh', '--vty_socket', target.vtyDir, ...commands.flatMap((c) => ['-c', c])];
   const result = await runCommand(argv);
-  if (result.code !== 0) throw new Error(`vtysh failed (${result.code}): ${(result.stderr || result.stdout).trim()}`);
+  if (result.code !== 0) {
+    throw new Error(withoutSecrets(`vtysh failed (${result.code}): ${(result.stderr || result.stdout).trim()}`));
+  }
   return result.stdout;
 }
 
@@ -125,6 +130,37 @@ export function planFastPath(before: string, after: string): FastPathPlan | unde
   return { commands: commands.length > 2 ? commands : [] };
 }
 
+/** The lines of a fast-path plan that zebra has too: prefix-list entries and route-map entries. */
+export function zebraCopy(commands: readonly string[]): string[] {
+  const copy: string[] = [];
+  let inRouteMap = false;
+  for (const command of commands) {
+    if (/^(no )?ipv?6? ?prefix-list /.test(command) || /^no route-map /.test(command)) copy.push(command);
+    else if (/^route-map /.test(command)) {
+      inRouteMap = true;
+      copy.push(command);
+    } else if (command === 'exit' && inRouteMap) {
+      inRouteMap = false;
+      copy.push(command);
+    } else if (inRouteMap || command === 'end' || command === 'configure terminal') copy.push(command);
+  }
+  return copy;
+}
+
+/**
+ * A plan's commands as `vtysh -f` sends a file: one configuration session between
+ * `XFRR_start_configuration` and `XFRR_end_configuration`, so the daemon commits the northbound
+ * changes (prefix-list and route-map entries) once at the end instead of once per line; per line,
+ * each commit walks the whole configuration (about 95 ms a prefix with 600 in the lists). Context
+ * lines stay: a daemon runs a line its node does not know in the parent node, as for a file. The
+ * `network` lines apply at once and the filter entries at the end, so a new prefix waits for its
+ * filter entry and a withdrawn one is gone before its entry goes: nothing leaves unfiltered.
+ */
+export function asOneTransaction(commands: readonly string[]): string[] {
+  const body = commands.filter((c) => c !== 'configure terminal' && c !== 'end');
+  return ['configure terminal', 'XFRR_start_configuration', ...body, 'XFRR_end_configuration', 'end'];
+}
+
 export type ApplyMode = 'unchanged' | 'fast' | 'reload';
 
 /** Remembers what it applied last, to choose between the fast path and a full reload. */
@@ -138,6 +174,16 @@ export class FrrApplier {
   ) {}
 
   async apply(config: string, options: { full?: boolean } = {}): Promise<ApplyMode> {
+    try {
+      return await this.applyOnce(config, options);
+    } catch (error) {
+      // What FRR holds now is unknown: the next apply reloads in full.
+      this.applied = undefined;
+      throw error;
+    }
+  }
+
+  private async applyOnce(config: string, options: { full?: boolean }): Promise<ApplyMode> {
     if (this.applied !== undefined) {
       // A full pass first checks that FRR still runs what was applied (a restarted FRR has lost it).
       const intact = !options.full || (await this.runningMatches(this.applied));
@@ -167,16 +213,18 @@ export class FrrApplier {
   }
 
   /**
-   * The fast path's commands through `vtysh -f` (one file, one session per daemon): a `-c` per
-   * command costs a round trip to every daemon, seconds for hundreds of prefixes.
+   * The fast path's commands straight to bgpd's vty socket (`vty.ts`): no vtysh process, a few
+   * milliseconds. vtysh would also hand the prefix-list and route-map lines to zebra, which keeps
+   * a copy it never uses; zebra gets them too so `show running-config` and frr-reload.py see the
+   * same thing either way, and what zebra refuses there (a bgpd-only `set`) is left out, as vtysh
+   * leaves it out.
    */
   private async batch(commands: readonly string[]): Promise<void> {
-    const body = commands.filter((c) => c !== 'configure terminal' && c !== 'end');
-    const file = join(this.stateDir, 'octonet-bgp-delta.conf');
-    writeFileSync(file, body.join('\n') + '\n');
-    const result = await runCommand(['vtysh', '--vty_socket', this.target.vtyDir, '-f', file], 120_000);
-    if (result.code !== 0)
-      throw new Error(`vtysh -f failed (${result.code}): ${(result.stderr || result.stdout).trim()}`);
+    const { vtyDir } = this.target;
+    await Promise.all([
+      vtyRun(vtyDir, 'bgpd', asOneTransaction(commands), { timeoutMs: 120_000 }),
+      vtyRun(vtyDir, 'zebra', asOneTransaction(zebraCopy(commands)), { timeoutMs: 120_000, tolerate: () => true }),
+    ]);
   }
 
   private async reload(config: string): Promise<void> {
@@ -187,7 +235,8 @@ export class FrrApplier {
     const dirs = ['--vty_socket', this.target.vtyDir, '--confdir', this.stateDir, '--rundir', this.stateDir];
     const result = await runCommand([FRR_RELOAD, '--reload', ...dirs, file], 120_000);
     if (result.code !== 0) {
-      throw new Error(`frr-reload.py failed (${result.code}): ${(result.stderr || result.stdout).trim().slice(-2000)}`);
+      const said = (result.stderr || result.stdout).trim().slice(-2000);
+      throw new Error(withoutSecrets(`frr-reload.py failed (${result.code}): ${said}`));
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planFastPath } from './apply.js';
+import { asOneTransaction, planFastPath, zebraCopy } from './apply.js';
 import { canonicalPrefix, renderFrrConfig, type FrrSpeakerConfig } from './config.js';
 
 const base: FrrSpeakerConfig = {
@@ -140,6 +140,18 @@ describe('planFastPath', () => {
     assert.ok(head < commands.indexOf('network 198.51.100.70/32'));
     const back = planFastPath(newNextHop, before)!.commands;
     assert.ok(back.indexOf(`no ${commands[head]!}`) > back.indexOf('no network 198.51.100.70/32'));
+    // zebra gets the filter and route-map lines (as vtysh would hand them), never bgpd's own.
+    const zebra = zebraCopy(commands);
+    assert.ok(zebra.includes(commands[head]!) && zebra.includes('set ip next-hop 198.51.100.6'));
+    assert.ok(zebra.some((c) => c.startsWith('ip prefix-list OCTONET-NH-198.51.100.6 ')));
+    assert.ok(!zebra.some((c) => /^(router bgp|address-family|network)/.test(c)), zebra.join('\n'));
+    assert.ok(zebraCopy(back).includes(`no ${commands[head]!}`));
+    // Sent as one configuration session, as `vtysh -f` sends a file: one commit at the end.
+    const session = asOneTransaction(commands);
+    assert.deepEqual(session.slice(0, 2), ['configure terminal', 'XFRR_start_configuration']);
+    assert.deepEqual(session.slice(-2), ['XFRR_end_configuration', 'end']);
+    assert.equal(session.filter((c) => c === 'end' || c === 'configure terminal').length, 2);
+    assert.ok(session.indexOf('network 198.51.100.70/32') > session.indexOf(commands[head]!));
   });
 
   it('a new peer or AS needs a full reload', () => {

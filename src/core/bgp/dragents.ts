@@ -14,6 +14,7 @@ import {
   unscheduledSpeakers,
 } from '../../store/bgp.js';
 import type { AgentService } from '../agents.js';
+import { HTTPNotFound, NeutronError } from '../errors.js';
 import { adminContext, type RequestContext } from '../context.js';
 import { writeTransaction, type CoreDeps } from '../deps.js';
 import type { View } from '../resource.js';
@@ -48,13 +49,31 @@ export class BgpDrAgentScheduler {
   ) {}
 
   /**
-   * The speaker a DR agent hosts, complete (for the node side, in process; never served over the
-   * API, since it carries the peers' passwords). Empty when the agent hosts none.
+   * `GET /v2.0/octonet/bgp-dragents/<id>/speakers`: the speaker a DR agent hosts, complete, for the
+   * node's agent (n-d-r's RPC `get_bgp_speakers(host)`, which its DR agent gets over the message bus).
+   * It carries the peers' MD5 secrets, so only a service caller gets it: Neutron's `service` role
+   * (`rule:service_api`, which a node agent's service user holds), or in noauth mode an admin (there
+   * anyone who reaches the API is admin by sending no headers, so asking more protects nothing).
+   * Anyone else gets 404, as Neutron answers a GET its policy hides. Like the RPC, an agent hosting
+   * nothing (or unknown) gets an empty list, and an alive agent hosting nothing picks up an
+   * unscheduled speaker (as `bgp-drinstances` does).
    */
-  async hostedSpeakers(agentId: string): Promise<HostedBgpSpeaker[]> {
+  async hostedSpeakersFor(ctx: RequestContext, agentId: string): Promise<HostedBgpSpeaker[]> {
+    const noauthAdmin = this.deps.config.auth === 'noauth' && ctx.isAdmin;
+    if (!noauthAdmin && !this.deps.authz.allows(ctx, 'get_bgp_dragent_speakers', {})) throw HTTPNotFound();
+    const speakerId = await this.hostedSpeakerId(agentId, (id) =>
+      this.agents.show(adminContext('bgp-agent'), id).catch((error: unknown) => {
+        if (error instanceof NeutronError && error.status === 404) return undefined;
+        throw error;
+      }),
+    );
+    return speakerId === undefined ? [] : this.hostedSpeakers(speakerId);
+  }
+
+  /** The hosted speaker with peers (secrets included) and routes (with router and gateway port). */
+  private async hostedSpeakers(speakerId: string): Promise<HostedBgpSpeaker[]> {
     const db = this.deps.store.db;
-    const speakerId = await speakerOfDragent(db, agentId);
-    const record = speakerId === undefined ? undefined : await getBgpSpeakerRecord(db, speakerId);
+    const record = await getBgpSpeakerRecord(db, speakerId);
     if (!record) return [];
     const ctx = adminContext('bgp-agent');
     return [
@@ -67,6 +86,25 @@ export class BgpDrAgentScheduler {
         advertised_routes: await this.speakers.routes(ctx, record.row.id),
       },
     ];
+  }
+
+  /**
+   * The speaker the agent hosts; when it hosts none and is an alive DR agent, it picks up the first
+   * unscheduled speaker (n-d-r schedules when an agent reports in). `showAgent` reads the agent.
+   */
+  private async hostedSpeakerId(
+    agentId: string,
+    showAgent: (id: string) => Promise<View | undefined>,
+  ): Promise<string | undefined> {
+    const { store } = this.deps;
+    const speakerId = await speakerOfDragent(store.db, agentId);
+    if (speakerId !== undefined) return speakerId;
+    const agent = await showAgent(agentId);
+    if (agent?.agent_type !== DR_AGENT_TYPE || agent.alive !== true) return undefined;
+    return store.transaction(async (tx) => {
+      const first = (await unscheduledSpeakers(tx))[0];
+      return first !== undefined && (await bindDragent(tx, agentId, first)) ? first : undefined;
+    });
   }
 
   private async drAgents(): Promise<View[]> {
@@ -108,18 +146,8 @@ export class BgpDrAgentScheduler {
   /** `GET /v2.0/agents/<id>/bgp-drinstances`. */
   async speakersOfAgent(ctx: RequestContext, agentId: string): Promise<View[]> {
     this.deps.authz.enforceRule(ctx, 'list_bgp_speaker_on_dragent', {});
-    const { store } = this.deps;
-    let speakerId = await speakerOfDragent(store.db, agentId);
-    if (speakerId === undefined) {
-      const agent = await this.agents.show(ctx, agentId);
-      if (agent.agent_type !== DR_AGENT_TYPE || agent.alive !== true) return [];
-      speakerId = await store.transaction(async (tx) => {
-        const first = (await unscheduledSpeakers(tx))[0];
-        return first !== undefined && (await bindDragent(tx, agentId, first)) ? first : undefined;
-      });
-      if (speakerId === undefined) return [];
-    }
-    const record = await getBgpSpeakerRecord(store.db, speakerId);
+    const speakerId = await this.hostedSpeakerId(agentId, (id) => this.agents.show(ctx, id));
+    const record = speakerId === undefined ? undefined : await getBgpSpeakerRecord(this.deps.store.db, speakerId);
     return record ? [this.speakers.view(record)] : [];
   }
 
