@@ -9,8 +9,6 @@
  * for it (from `show bgp ipv4 json`) and the core's kernel route. Everything lives in the demo's
  * lab and API, so the demo's usual cleanup removes it (`lab down` stops the agents by pidfile).
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentIdFor } from '../bgp/agent-sb.js';
 import { cloudgwPeerBodies, type Lab, type LabStatus } from '../lab/index.js';
@@ -81,16 +79,15 @@ export async function startBgp(input: { url: string; call: Call; lab: Lab; dir: 
     await call('PUT', `/v2.0/bgp-speakers/${String(speaker.id)}/add_bgp_peer`, { bgp_peer_id: peer.id });
   }
 
-  // The API never shows a peer's password; the agents read it from a file, as a deployment would.
-  const passwords = join(input.dir, 'bgp-peer-passwords');
-  writeFileSync(passwords, bgp.cloudgws.map((c) => `${c.addresses[0]} ${bgp.password}\n`).join(''), { mode: 0o600 });
+  // The agents read the peers' MD5 passwords from the service-only endpoint for DR agents
+  // (`/v2.0/octonet/bgp-dragents/{id}/speakers`); the public API never shows them.
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   for (const node of bgp.nodes) {
     const argv = [process.execPath, main, 'bgp-agent', '--chassis', node.name, '--ovn-sb', lab.sb];
     argv.push('--frr-dir', node.frrDir, '--router-id', node.address, '--os-url', input.url);
     // A speaker's scheduling and its gateway network are API-only changes, which the agent sees by
     // polling: every 0.5 s rather than 2 s, so the demo does not wait on them.
-    argv.push('--peer-passwords', passwords, '--poll-interval', '0.5');
+    argv.push('--poll-interval', '0.5');
     lab.startBesideNode(node.name, 'bgp-agent', argv);
   }
   const speakerId = String(speaker.id);
