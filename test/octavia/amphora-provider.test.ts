@@ -278,4 +278,26 @@ describe('real Octavia on octonet: the amphora provider with the real Nova', () 
 
   lifecycle('SINGLE');
   lifecycle('ACTIVE_STANDBY');
+
+  it('octonet answered every call Octavia and Nova made without a server error; the refusals are listed', (t) => {
+    const callers = new Map([
+      [octavia.serviceUser.id, 'octavia'],
+      [novaUser.id, 'nova'],
+    ]);
+    const calls = api.logs().filter((line) => line.msg === 'request' && callers.has(String(line.user)));
+    assert.ok(calls.length > 0, 'Octavia and Nova called octonet');
+    const failed = calls.filter((line) => Number(line.status) >= 500);
+    assert.deepEqual(failed, [], 'no 5xx');
+    const refused = new Map<string, number>();
+    for (const line of calls.filter((l) => Number(l.status) >= 400)) {
+      const key = `${callers.get(String(line.user))} ${String(line.method)} ${String(line.url).replace(/[0-9a-f-]{36}/g, '{id}')} → ${String(line.status)}`;
+      refused.set(key, (refused.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of refused) t.diagnostic(`${n} × ${key}`);
+    const errors = octavia
+      .log('octavia-worker')
+      .split('\n')
+      .filter((l) => / ERROR /.test(l));
+    for (const line of errors.slice(0, 20)) t.diagnostic(`worker: ${line.slice(0, 300)}`);
+  });
 });
