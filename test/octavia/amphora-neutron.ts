@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import type { Json } from '../fixtures/json.js';
 import type { TokenClient } from '../fixtures/keystone.js';
+import { eventually, type OvnCentral } from '../fixtures/ovn-central.js';
 
 /** An amphora as Octavia's admin API shows it (`GET /v2/octavia/amphorae`). */
 export interface Amphora {
@@ -138,4 +139,23 @@ export async function checkNothingLeft(neutron: TokenClient, seen: readonly Seen
     assert.equal(fip.port_id, null, 'the floating IP is disassociated');
     assert.equal(fip.fixed_ip_address, null);
   }
+}
+
+/**
+ * octonet's side in OVN, as ML2/OVN writes it: the VIP's logical switch port is a `virtual` port
+ * whose parents are exactly the amphorae's VRRP ports (the ports listing the VIP as an allowed
+ * address pair), so OVN binds the VIP wherever keepalived's holder answers for it; after a failover
+ * the parents are the new amphorae's ports.
+ */
+export async function checkVirtualVip(ovn: OvnCentral, lb: Json, seen: Seen): Promise<void> {
+  await eventually(() => {
+    const row = ovn.nbRows('Logical_Switch_Port').find((r) => r.name === lb.vip_port_id);
+    assert.ok(row, 'the VIP port has its logical switch port');
+    assert.equal(row.type, 'virtual');
+    assert.equal(row.options['virtual-ip'], lb.vip_address);
+    assert.deepEqual(
+      String(row.options['virtual-parents']).split(',').sort(),
+      seen.vrrpPorts.map((p) => p.id as string).sort(),
+    );
+  });
 }
