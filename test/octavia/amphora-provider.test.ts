@@ -288,6 +288,13 @@ describe('real Octavia on octonet: the amphora provider with the real Nova', () 
       refused.set(key, (refused.get(key) ?? 0) + 1);
     }
     for (const [key, n] of refused) t.diagnostic(`${n} × ${key}`);
+    // A 404 on a DELETE: who had deleted that resource before (Neutron answers such a repeat with 404 too).
+    for (const [i, line] of calls.entries()) {
+      if (line.method !== 'DELETE' || line.status !== 404) continue;
+      const first = calls.slice(0, i).find((l) => l.method === 'DELETE' && l.url === line.url && l.status === 204);
+      const by = first ? callers.get(String(first.user)) : 'nobody it called as';
+      t.diagnostic(`${String(line.url)}: 404 to ${callers.get(String(line.user))}, deleted before by ${by}`);
+    }
     // The worker's distinct failures, less "not ACTIVE yet" (ComputeWait's retry loop, logged as an ERROR).
     const failures = new Set(
       octavia
