@@ -15,10 +15,10 @@
 import { parseArgs } from 'node:util';
 import { startApi, type TestApi } from '../../test/fixtures/api.js';
 import type { Json } from '../../test/fixtures/json.js';
-import { REGION, startKeystone, withToken } from '../../test/fixtures/keystone.js';
-import { startNova } from '../../test/fixtures/nova.js';
+import { startKeystone, withToken } from '../../test/fixtures/keystone.js';
+import { octonetNovaConfig, startNova } from '../../test/fixtures/nova.js';
 import { startOctavia, type OctaviaFixture } from '../../test/fixtures/octavia.js';
-import { lbMgmtNet } from '../../test/fixtures/octavia-amphora.js';
+import { activeStandbyFlavor, lbMgmtNet } from '../../test/fixtures/octavia-amphora.js';
 import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
 
 const { values } = parseArgs({
@@ -77,13 +77,7 @@ const api = await startApi('postgres', {
   config: {
     ...keystone.octonetConfig(),
     ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb },
-    nova: {
-      auth_url: keystone.url,
-      username: novaUser.name,
-      password_file: novaUser.passwordFile,
-      project_name: 'service',
-      region_name: REGION,
-    },
+    nova: octonetNovaConfig(keystone.url, novaUser),
   },
 });
 const amphora = providers.includes('amphora');
@@ -121,18 +115,7 @@ try {
   if (providers.includes('ovn')) await series(api, octavia, 'OVN provider', ['--provider', 'ovn', ...vip]);
   if (amphora) {
     await series(api, octavia, 'amphora provider, SINGLE', ['--provider', 'amphora', ...vip]);
-    const profile = await octavia.cli.json<Json>([
-      'loadbalancer',
-      'flavorprofile',
-      'create',
-      '--name',
-      'act-stby',
-      '--provider',
-      'amphora',
-      '--flavor-data',
-      '{"loadbalancer_topology": "ACTIVE_STANDBY"}',
-    ]);
-    await octavia.cli.json(['loadbalancer', 'flavor', 'create', '--name', 'ha', '--flavorprofile', profile.id]);
+    await activeStandbyFlavor(octavia.cli, 'ha');
     await series(api, octavia, 'amphora provider, ACTIVE_STANDBY', ['--provider', 'amphora', '--flavor', 'ha', ...vip]);
   }
 } finally {

@@ -15,10 +15,10 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import type { Json } from '../fixtures/json.js';
-import { REGION, useKeystone, withToken, type KeystoneFixture, type TokenClient } from '../fixtures/keystone.js';
-import { useNova } from '../fixtures/nova.js';
+import { useKeystone, withToken, type KeystoneFixture, type TokenClient } from '../fixtures/keystone.js';
+import { octonetNovaConfig, useNova } from '../fixtures/nova.js';
 import { useOctavia } from '../fixtures/octavia.js';
-import { lbMgmtNet } from '../fixtures/octavia-amphora.js';
+import { activeStandbyFlavor, lbMgmtNet } from '../fixtures/octavia-amphora.js';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
 import { checkNeutronSide, checkNothingLeft, checkVirtualVip, type Amphora, type Seen } from './amphora-neutron.js';
 
@@ -36,13 +36,7 @@ describe('real Octavia on octonet: the amphora provider with the real Nova', () 
     config: () => ({
       ...keystone.octonetConfig(),
       ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb },
-      nova: {
-        auth_url: keystone.url,
-        username: novaUser.name,
-        password_file: novaUser.passwordFile,
-        project_name: 'service',
-        region_name: REGION,
-      },
+      nova: octonetNovaConfig(keystone.url, novaUser),
     }),
   });
   const nova = useNova(() => ({ keystone, neutronUrl: api.url, computeHosts: HOSTS, novaUser }));
@@ -142,18 +136,7 @@ describe('real Octavia on octonet: the amphora provider with the real Nova', () 
     it(`${topology}: load balancer create goes ACTIVE; the VIP port, the amphorae's ports and lb-<id> are as Octavia expects`, async () => {
       const flavorArgs: string[] = [];
       if (activeStandby) {
-        const profile = await octavia.cli.json<Json>([
-          'loadbalancer',
-          'flavorprofile',
-          'create',
-          '--name',
-          'act-stby',
-          '--provider',
-          'amphora',
-          '--flavor-data',
-          '{"loadbalancer_topology": "ACTIVE_STANDBY"}',
-        ]);
-        await octavia.cli.json(['loadbalancer', 'flavor', 'create', '--name', 'ha', '--flavorprofile', profile.id]);
+        await activeStandbyFlavor(octavia.cli, 'ha');
         flavorArgs.push('--flavor', 'ha');
       }
       const created = await octavia.cli.run([
