@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { before } from 'node:test';
 import { useApi, type TestApi } from '../fixtures/api.js';
-import { REGION, useKeystone, withToken, type KeystoneFixture, type TokenClient } from '../fixtures/keystone.js';
-import { openstackAs, useNova, type NovaFixture } from '../fixtures/nova.js';
+import { useKeystone, withToken, type KeystoneFixture, type TokenClient } from '../fixtures/keystone.js';
+import { octonetNovaConfig, openstackAs, useNova, type NovaFixture } from '../fixtures/nova.js';
 import type { Json } from '../fixtures/json.js';
 import { pollUntil, useLab } from '../lab/lab-fixture.js';
 import type { Lab } from '../../src/lab/index.js';
@@ -44,13 +44,7 @@ export function useNovaSuite(labName: string, nodes: number): NovaSuite {
     config: () => ({
       ...keystone.octonetConfig(),
       ovn: { nb_connection: lab().nb, sb_connection: lab().sb },
-      nova: {
-        auth_url: keystone.url,
-        username: novaUser.name,
-        password_file: novaUser.passwordFile,
-        project_name: 'service',
-        region_name: REGION,
-      },
+      nova: octonetNovaConfig(keystone.url, novaUser),
     }),
   });
   const hosts = Array.from({ length: nodes }, (_, i) => `node${i + 1}`);
