@@ -102,8 +102,14 @@ describe(
       assert.equal(await world.activeGateway(), after, "the new announcer holds the router's gateway");
       await pollUntil(async () => (await announcingNode('cloudgw2')) === after, `${fip}/32 from ${after} in cloudgw2`);
       for (const cloudgw of ['cloudgw1', 'cloudgw2']) {
+        // The new node can announce before BFD has dropped the dead node's session: wait until its
+        // path is gone, then there must be exactly one, to the same next hop.
+        const paths = await pollUntil(async () => {
+          const now = await ribPaths(lab(), cloudgw, `${fip}/32`);
+          return now.length === 1 ? now : undefined;
+        }, `${cloudgw}: the dead node's path for ${fip}/32 withdrawn`);
         assert.deepEqual(
-          (await ribPaths(lab(), cloudgw, `${fip}/32`)).map((p) => p.nextHop),
+          paths.map((p) => p.nextHop),
           [world.gatewayIp()],
           `${cloudgw}: one path left, still to the router's gateway address`,
         );
