@@ -3,8 +3,9 @@
  * networks and DR agents. Reads only; the core services write through `rows.ts` and the binding
  * helpers here.
  */
+import { sql } from 'kysely';
 import type { Db, Tx } from './database.js';
-import type { ListTable } from './list.js';
+import type { Condition, ListTable } from './list.js';
 import type { BgpSpeakerTable } from './schema.js';
 
 const text = (table: string, column: string) => ({ column: `${table}.${column}`, type: 'text' as const });
@@ -36,6 +37,16 @@ export const BGP_PEERS_TABLE: ListTable & { readonly table: 'bgp_peers' } = {
     project_id: text('bgp_peers', 'project_id'),
   },
 };
+
+/** Speakers a project sees: its own (admins see all; n-d-r's policy is admin-only anyway). */
+export function bgpSpeakerVisibility(projectId: string | null): Condition {
+  return sql`bgp_speakers.project_id = ${projectId ?? ''}`;
+}
+
+/** Peers a project sees: its own. */
+export function bgpPeerVisibility(projectId: string | null): Condition {
+  return sql`bgp_peers.project_id = ${projectId ?? ''}`;
+}
 
 export interface BgpSpeakerRecord {
   readonly row: BgpSpeakerTable;

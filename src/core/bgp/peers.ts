@@ -5,12 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/database.js';
-import { BGP_PEERS_TABLE } from '../../store/bgp.js';
+import { BGP_PEERS_TABLE, bgpPeerVisibility } from '../../store/bgp.js';
 import type { Condition } from '../../store/list.js';
 import { FlatResource } from '../flat-resource.js';
 import { insertRow } from '../../store/rows.js';
 import type { BgpPeerTable } from '../../store/schema.js';
-import { sql } from 'kysely';
 import type { RequestContext } from '../context.js';
 import { writeTransaction, type CoreDeps } from '../deps.js';
 import { stringField, type Body, type ResourceService, type View } from '../resource.js';
@@ -35,7 +34,7 @@ export class BgpPeerService extends FlatResource<'bgp_peers'> implements Resourc
   }
 
   protected visibility(ctx: RequestContext): Condition {
-    return sql`bgp_peers.project_id = ${ctx.projectId ?? ''}`;
+    return bgpPeerVisibility(ctx.projectId);
   }
 
   notFound(id: string | null): Error {

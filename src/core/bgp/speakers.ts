@@ -6,12 +6,12 @@
  * (`dragents.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AdvertisedRoute } from '../../bgp/routes.js';
 import { wireRoutes } from '../../bgp/routes.js';
 import type { Db } from '../../store/database.js';
 import {
   BGP_SPEAKERS_TABLE,
+  bgpSpeakerVisibility,
   getBgpSpeakerRecord,
   loadBgpSpeakerRecords,
   type BgpSpeakerRecord,
@@ -40,8 +40,10 @@ import {
 function idFor(body: unknown, key: string): string {
   const value = isPlainObject(body) ? body[key] : undefined;
   const msg = value === undefined ? `${key} must be specified` : validateUuid(value);
-  if (msg) throw BadRequest({ resource: 'bgp-speaker', msg });
-  return value as string;
+  // validateUuid passes only strings; the typeof check tells the compiler so.
+  if (msg || typeof value !== 'string')
+    throw BadRequest({ resource: 'bgp-speaker', msg: msg ?? `${key} is not a string` });
+  return value;
 }
 
 export class BgpSpeakerService implements ResourceService {
@@ -80,7 +82,7 @@ export class BgpSpeakerService implements ResourceService {
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
     const { store } = this.deps;
-    const scope = ctx.isAdmin ? TRUE : sql`bgp_speakers.project_id = ${ctx.projectId ?? ''}`;
+    const scope = ctx.isAdmin ? TRUE : bgpSpeakerVisibility(ctx.projectId);
     const { rows, markerFound } = await listRows<BgpSpeakerTable>(
       { store, projectId: ctx.projectId },
       BGP_SPEAKERS_TABLE,
