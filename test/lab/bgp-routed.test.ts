@@ -44,6 +44,11 @@ describe(
       const [path] = await ribPaths(lab(), cloudgw, `${fip}/32`);
       return path ? world.nodeOfPeer(path.peer) : undefined;
     };
+    /** Every node the cloudgw has a path from (a dead node's stale one included). */
+    const announcingNodes = async (cloudgw: string): Promise<string[]> => {
+      const paths = await ribPaths(lab(), cloudgw, `${fip}/32`);
+      return (await Promise.all(paths.map((p) => world.nodeOfPeer(p.peer)))).filter((n): n is string => !!n);
+    };
 
     it('the routed floating IP is announced from the active gateway and reached from the core by BGP alone', async () => {
       const subnet = (
@@ -95,23 +100,25 @@ describe(
     it('failing the active gateway node moves the /32 to the other node, and traffic resumes through it', async () => {
       const before = await world.activeGateway();
       await lab().killNode(before);
-      const after = await pollUntil(async () => {
-        const node = await announcingNode('cloudgw1');
-        return node && node !== before ? node : undefined;
-      }, `${fip}/32 announced by the other gateway node`);
+      const after = await pollUntil(
+        async () => (await announcingNodes('cloudgw1')).find((node) => node !== before),
+        `${fip}/32 announced by the other gateway node`,
+      );
       assert.equal(await world.activeGateway(), after, "the new announcer holds the router's gateway");
-      await pollUntil(async () => (await announcingNode('cloudgw2')) === after, `${fip}/32 from ${after} in cloudgw2`);
+      await pollUntil(
+        async () => (await announcingNodes('cloudgw2')).includes(after),
+        `${fip}/32 from ${after} in cloudgw2`,
+      );
       for (const cloudgw of ['cloudgw1', 'cloudgw2']) {
-        // The new node can announce before BFD has dropped the dead node's session: wait until its
-        // path is gone, then there must be exactly one, to the same next hop.
-        const paths = await pollUntil(async () => {
-          const now = await ribPaths(lab(), cloudgw, `${fip}/32`);
-          return now.length === 1 ? now : undefined;
-        }, `${cloudgw}: the dead node's path for ${fip}/32 withdrawn`);
+        // The new node can announce before the dead node's path is gone, and a cloudgw that helps
+        // graceful restart may keep that path as stale for a while: harmless, as n-d-r's next hop is
+        // the router's gateway address, wherever it lives. So every path left must point there.
+        const paths = await ribPaths(lab(), cloudgw, `${fip}/32`);
+        assert.ok(paths.length >= 1, `${cloudgw} has a path for ${fip}/32`);
         assert.deepEqual(
-          paths.map((p) => p.nextHop),
+          [...new Set(paths.map((p) => p.nextHop))],
           [world.gatewayIp()],
-          `${cloudgw}: one path left, still to the router's gateway address`,
+          `${cloudgw}: every path still to the router's gateway address`,
         );
       }
       await coreReaches(lab(), fip);
