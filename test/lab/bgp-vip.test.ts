@@ -108,6 +108,17 @@ describe(
       keepalived.amphora1 = await lab().startKeepalived('amphora1', vrrp('amphora1', 'amphora2'));
       keepalived.amphora2 = await lab().startKeepalived('amphora2', vrrp('amphora2', 'amphora1'));
 
+      // ML2/OVN writes a distributed NAT row for a virtual port too (`_create_or_update_floatingip`:
+      // external_mac once the LSP is up, which a bound virtual port is): OVN answers on its chassis.
+      const nat = await lab().nbctl(
+        '--bare',
+        '--columns=external_mac,logical_port',
+        'find',
+        'NAT',
+        `external_ip=${fip.floating_ip_address}`,
+      );
+      assert.deepEqual(nat.split('\n').filter(Boolean), [vip.mac_address, vip.id]);
+
       const prefix = `${fip.floating_ip_address}/32`;
       const nodeAddress = async (name: string) =>
         (await lab().status()).bgp!.nodes.find((n) => n.name === name)!.address;
