@@ -76,6 +76,7 @@ describe('neutron:port_fip follows floating IP associations', () => {
   });
 
   it('a full pass finds nothing to change, and a key removed by hand comes back', async () => {
+    await driver().settled();
     const report = await fullPass(driver());
     assert.equal(lspFip(vip.id), fip.floating_ip_address);
     assert.equal(report.created + report.updated + report.deleted, 0, JSON.stringify(report));
