@@ -5,8 +5,8 @@
  * - `GET|HEAD /healthcheck`: liveness, answered as oslo.middleware's healthcheck app answers it in
  *   Neutron's api-paste pipeline: 200 `OK` (text/plain by default; text/html or JSON
  *   `{"detailed": false, "reasons": ["OK"]}` when `Accept` prefers them), 204 with no body to
- *   HEAD, 503 with the reasons when unhealthy. The process answering is the liveness signal: it
- *   depends on nothing else, so a database outage never gets the pod restarted.
+ *   HEAD. Never 503: the process answering is the liveness signal; it depends on nothing else,
+ *   so a database outage never gets the pod restarted.
  * - `GET|HEAD /readyz`: readiness, JSON naming each dependency (the database, and what the drivers
  *   report: the OVN NB and SB connections, the NB's ownership), 200 when all are ready, else 503.
  *
@@ -90,16 +90,14 @@ function healthcheckBody(offer: Offer, reasons: readonly string[]): string {
 }
 
 async function answerHealthcheck(request: FastifyRequest, reply: FastifyReply): Promise<string> {
-  // Liveness: nothing can make a process that answers this unhealthy.
-  const healthy = true;
-  const reasons = ['OK'];
+  // Liveness: nothing can make a process that answers this unhealthy, so it is always OK.
   if (request.method === 'HEAD') {
-    reply.code(healthy ? 204 : 503).type('text/plain; charset=UTF-8');
+    reply.code(204).type('text/plain; charset=UTF-8');
     return '';
   }
   const offer = negotiate(request.headers.accept);
-  reply.code(healthy ? 200 : 503).type(`${offer}; charset=UTF-8`);
-  return healthcheckBody(offer, reasons);
+  reply.code(200).type(`${offer}; charset=UTF-8`);
+  return healthcheckBody(offer, ['OK']);
 }
 
 /**

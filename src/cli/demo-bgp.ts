@@ -65,7 +65,7 @@ async function scheduleOn(call: Call, agentId: string, speakerId: string): Promi
 }
 
 /** The speaker, its peers and the agents; returns before the agents are up. */
-export async function startBgp(input: { url: string; call: Call; lab: Lab; dir: string }): Promise<DemoBgp> {
+export async function startBgp(input: { url: string; call: Call; lab: Lab }): Promise<DemoBgp> {
   const { call, lab } = input;
   const bgp = (await lab.status()).bgp;
   if (!bgp) throw new Error('the demo lab has no BGP fabric');

@@ -219,7 +219,7 @@ export async function runDemo(listen: string): Promise<{ stop: () => Promise<voi
     const demoCall = (method: string, path: string, body?: unknown) =>
       call(url, method, path, body) as unknown as Promise<Record<string, Record<string, unknown>>>;
     // FRR's first configuration and the BGP sessions come up while the next steps run.
-    const bgp = lab ? await startBgp({ url, call: demoCall, lab, dir }) : undefined;
+    const bgp = lab ? await startBgp({ url, call: demoCall, lab }) : undefined;
 
     out.write(`
 octonet serves the OpenStack Networking API at ${url} (SQLite in ${dir})${
