@@ -28,6 +28,7 @@ import {
   ruleView,
   type RuleKind,
 } from './rules.js';
+import { qosRuleCreate, qosRuleUpdate } from './body.js';
 import type { QosPolicyService } from './service.js';
 
 /** ML2/OVN's QoS driver (`services/qos/drivers/ovn/driver.py` SUPPORTED_RULES), as `qos-rule-type-details` shows it. */
@@ -123,12 +124,13 @@ export class QosRuleService {
   async create(ctx: RequestContext, kind: RuleKind, policyId: string, body: Body): Promise<View> {
     return this.write(ctx, policyId, async (tx, record) => {
       this.deps.authz.enforceCreate(ctx, this.policySpec(kind, false), this.target(record, body));
-      checkBandwidthConflict(policyId, record.rules, body);
+      const given = qosRuleCreate(body);
+      checkBandwidthConflict(policyId, record.rules, given);
       const rule: QosRuleTable = {
         id: randomUUID(),
         qos_policy_id: policyId,
         type: kind.type,
-        ...ruleColumns(kind, body),
+        ...ruleColumns(kind, given),
         // Milliseconds: rules are listed in creation order (never shown, so not the API's format).
         created_at: new Date().toISOString(),
       };
@@ -149,11 +151,10 @@ export class QosRuleService {
     return this.write(ctx, policyId, async (tx, record) => {
       const rule = this.findRule(record, kind, ruleId);
       this.deps.authz.enforceUpdate(ctx, this.policySpec(kind, alias), this.target(record, ruleView(kind, rule)), body);
-      checkBandwidthConflict(policyId, record.rules, body);
-      const changed: QosRuleTable = { ...rule };
-      for (const column of kind.columns) {
-        if (column in body) (changed as unknown as Record<string, unknown>)[column] = body[column];
-      }
+      const given = qosRuleUpdate(body);
+      checkBandwidthConflict(policyId, record.rules, given);
+      // The type's map admits only its own attributes, so `given` holds nothing of another type.
+      const changed: QosRuleTable = { ...rule, ...given };
       checkDuplicate(policyId, record.rules, changed);
       const { max_kbps, max_burst_kbps, dscp_mark, min_kbps, direction } = changed;
       await tx

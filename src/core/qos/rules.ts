@@ -6,7 +6,8 @@
 import type { ResourceSpec } from '../attributes.js';
 import type { QosRuleState } from '../../drivers/host.js';
 import type { QosRuleTable } from '../../store/schema.js';
-import type { Body, View } from '../resource.js';
+import type { View } from '../resource.js';
+import type { QosRuleBody } from './body.js';
 import { BANDWIDTH_LIMIT_RULE_SPEC, DSCP_MARKING_RULE_SPEC, MINIMUM_BANDWIDTH_RULE_SPEC } from './attributes.js';
 import { QoSRuleParameterConflict, QoSRulesConflict } from './errors.js';
 
@@ -62,14 +63,15 @@ export function nestedRuleView(rule: QosRuleTable): View {
 }
 
 /** The stored columns of a new rule, from its prepared body. */
-export function ruleColumns(kind: RuleKind, body: Body): Pick<QosRuleTable, RuleColumn> {
-  const value = (column: RuleColumn) => (kind.columns.includes(column) ? (body[column] as number) : null);
+export function ruleColumns(kind: RuleKind, body: QosRuleBody): Pick<QosRuleTable, RuleColumn> {
+  const value = (column: Exclude<RuleColumn, 'direction'>) =>
+    kind.columns.includes(column) ? (body[column] ?? null) : null;
   return {
     max_kbps: value('max_kbps'),
     max_burst_kbps: value('max_burst_kbps'),
     dscp_mark: value('dscp_mark'),
     min_kbps: value('min_kbps'),
-    direction: kind.columns.includes('direction') ? (body.direction as string) : '',
+    direction: kind.columns.includes('direction') ? (body.direction ?? '') : '',
   };
 }
 
@@ -77,9 +79,9 @@ export function ruleColumns(kind: RuleKind, body: Body): Pick<QosRuleTable, Rule
  * `check_bandwidth_rule_conflict`: a bandwidth limit below a minimum of the policy, or a minimum
  * above a limit, whatever their directions (Neutron compares them so).
  */
-export function checkBandwidthConflict(policyId: string, rules: readonly QosRuleTable[], data: Body): void {
+export function checkBandwidthConflict(policyId: string, rules: readonly QosRuleTable[], data: QosRuleBody): void {
   for (const rule of rules) {
-    if (rule.type === 'minimum_bandwidth' && typeof data.max_kbps === 'number' && rule.min_kbps! > data.max_kbps) {
+    if (rule.type === 'minimum_bandwidth' && data.max_kbps !== undefined && rule.min_kbps! > data.max_kbps) {
       throw QoSRuleParameterConflict({
         rule_value: data.max_kbps,
         policy_id: policyId,
@@ -87,7 +89,7 @@ export function checkBandwidthConflict(policyId: string, rules: readonly QosRule
         existing_value: rule.min_kbps,
       });
     }
-    if (rule.type === 'bandwidth_limit' && typeof data.min_kbps === 'number' && rule.max_kbps! < data.min_kbps) {
+    if (rule.type === 'bandwidth_limit' && data.min_kbps !== undefined && rule.max_kbps! < data.min_kbps) {
       throw QoSRuleParameterConflict({
         rule_value: data.min_kbps,
         policy_id: policyId,
