@@ -134,6 +134,7 @@ export function registerLabCommand(program: Command): void {
     .option('--gateways <nodes>', 'nodes with enable-chassis-as-gw, e.g. node1,node2 (default: all)')
     .option('--underlay-mtu <mtu>', 'MTU of the underlay (1500 carries the 1442 tenant MTU)', parseCount)
     .option('--bgp', 'add two cloudgws and a core running FRR (eBGP to every node), and FRR on every node')
+    .option('--cluster', 'run NB and SB as 3-member RAFT clusters and two ovn-northd (active/standby)')
     .option('--json', 'print the status as JSON')
     .action(
       guarded(
@@ -143,6 +144,7 @@ export function registerLabCommand(program: Command): void {
           gateways?: string;
           underlayMtu?: number;
           bgp?: boolean;
+          cluster?: boolean;
           json?: boolean;
         }) => {
           const started = await upLab({
@@ -151,6 +153,7 @@ export function registerLabCommand(program: Command): void {
             gateways: options.gateways?.split(','),
             underlayMtu: options.underlayMtu,
             bgp: options.bgp,
+            cluster: options.cluster,
             progress: options.json ? undefined : (line) => process.stderr.write(`  ${line}\n`),
           });
           const status = await started.status();

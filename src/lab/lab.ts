@@ -13,13 +13,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { nbRemote, SB_UNDERLAY_REMOTE, sbRemote, startCentral } from './central.js';
+import { nbRemote, sbRemote, sbUnderlayRemote, startCentral } from './central.js';
 import { bgpVtysh, buildBgpFabric, killCloudgw, startBesideNode } from './bgp.js';
+import { CentralControl } from './central-control.js';
 import { installDhcpHook } from './dhcp.js';
 import { startKeepalived, type Keepalived, type VrrpOptions } from './keepalived.js';
 import { createNamespace, listNamespaces } from './netns.js';
 import { addOutsideVlan, buildOutside } from './outside.js';
-import { nodeEnvironment, nodePidfile, startNode } from './node.js';
+import { nodeEnvironment, nodePidfile, startNode, startOvnController } from './node.js';
 import { isAlive, readPidfile } from './processes.js';
 import { nbctl, sbctl, waitForChassisAndTunnels } from './ovn.js';
 import { readLabRecord, readVmRecord, writeLabRecord, type LabRecord, type NodeRecord } from './records.js';
@@ -61,6 +62,8 @@ export interface LabUpOptions extends LabLocation {
   underlayMtu?: number;
   /** Adds the BGP fabric: two cloudgws and a core running FRR, FRR on every node (bgp.ts). */
   bgp?: boolean;
+  /** NB and SB as 3-member RAFT clusters in three central namespaces, and two ovn-northd. */
+  cluster?: boolean;
   /** Called with a line per step, for a CLI to show progress. */
   progress?: (message: string) => void;
 }
@@ -152,6 +155,7 @@ export async function upLab(options: LabUpOptions = {}): Promise<Lab> {
     nodes,
     underlayMtu,
     ...(options.bgp ? { bgp: true } : {}),
+    ...(options.cluster ? { cluster: true } : {}),
     createdAt: new Date().toISOString(),
   };
   writeLabRecord(layout, record);
@@ -162,7 +166,11 @@ export async function upLab(options: LabUpOptions = {}): Promise<Lab> {
       `underlay ${layout.namespaces.underlay}: ${UNDERLAY.cidr} (MTU ${underlayMtu}), physical ${PHYSICAL.cidr}`,
     );
     await startCentral(layout, underlayMtu);
-    progress(`OVN central ${layout.namespaces.central}: NB unix:${layout.nbSocket}, SB unix:${layout.sbSocket}`);
+    progress(
+      options.cluster
+        ? `OVN central: NB and SB in 3-member RAFT clusters, ovn-northd active/standby; NB ${nbRemote(layout)}`
+        : `OVN central ${layout.namespaces.central}: NB unix:${layout.nbSocket}, SB unix:${layout.sbSocket}`,
+    );
     await settleAll([
       ...nodes.map((node) => startNode(layout, node, { underlayMtu, peers: nodes })),
       buildOutside(layout),
@@ -215,7 +223,7 @@ export class Lab {
 
   /** The SB as a node reaches it over the underlay (`tcp:...`), for an agent run in a node's namespace. */
   get sbFromNodes(): string {
-    return SB_UNDERLAY_REMOTE;
+    return sbUnderlayRemote(this.layout);
   }
 
   private record(): LabRecord {
@@ -287,6 +295,25 @@ export class Lab {
       .filter((pid): pid is number => pid !== undefined && isAlive(pid));
     for (const pid of pids) process.kill(pid, 'SIGKILL');
     while (pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  /** Leaders, kills, restarts and partitions of a clustered central (`--cluster` only). */
+  get central(): CentralControl {
+    this.record();
+    return new CentralControl(this.layout);
+  }
+
+  /**
+   * Restarts a node's ovn-controller (SIGTERM, then a new one): the node keeps its datapath and
+   * flows meanwhile, as on a real chassis whose controller is upgraded or restarted.
+   */
+  async restartOvnController(node: string): Promise<void> {
+    if (!this.record().nodes.some((n) => n.name === node))
+      throw new LabUsageError(`lab ${this.name} has no node ${node}`);
+    const pid = readPidfile(nodePidfile(this.layout, node, 'ovn-controller'));
+    if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGTERM');
+    while (pid !== undefined && isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await startOvnController(this.layout, node);
   }
 
   /** Runs a command, capturing its output; never throws for a non-zero exit. */

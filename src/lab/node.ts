@@ -11,7 +11,7 @@
  *   vswitchd ARPs for it;
  * - OVS_RUNDIR is set for ovn-controller too: it finds br-int's OpenFlow socket there.
  */
-import { SB_UNDERLAY_REMOTE } from './central.js';
+import { sbUnderlayRemote } from './central.js';
 import { addVeth, createNamespace } from './netns.js';
 import { daemonArgs, ovsEnvironment, pidfileIn, startOvs, vsctlIn, vswitchdCtlIn, type OvsDaemon } from './ovs.js';
 import type { NodeRecord } from './records.js';
@@ -58,7 +58,7 @@ export async function startNode(layout: LabLayout, node: NodeRecord, options: No
       'system-id': node.name,
       // The namespaces share the machine's UTS hostname: without this every chassis reports the same host.
       hostname: node.name,
-      'ovn-remote': SB_UNDERLAY_REMOTE,
+      'ovn-remote': sbUnderlayRemote(layout),
       'ovn-encap-type': 'geneve',
       'ovn-encap-ip': vtepIp(node.index),
       'ovn-bridge-datapath-type': 'netdev',
@@ -85,9 +85,15 @@ export async function startNode(layout: LabLayout, node: NodeRecord, options: No
   ]);
   await seedTunnelNeighbours(layout, node, options.peers);
 
+  await startOvnController(layout, node.name);
+}
+
+/** Starts the node's ovn-controller (at `up`, and again after a crash or a restart by a test). */
+export async function startOvnController(layout: LabLayout, node: string): Promise<void> {
+  const dir = layout.nodeDir(node);
   await run(
     inNamespace(
-      namespace,
+      layout.nodeNamespace(node),
       ['ovn-controller', `unix:${dir}/db.sock`, ...daemonArgs(dir, 'ovn-controller')],
       ovsEnvironment(dir),
     ),

@@ -23,6 +23,8 @@ export interface LabRecord {
   underlayMtu: number;
   /** `lab up --bgp`: the cloudgws, the core and FRR on every node. */
   bgp?: boolean;
+  /** `lab up --cluster`: NB and SB as 3-member RAFT clusters and two ovn-northd (central.ts). */
+  cluster?: boolean;
   createdAt: string;
 }
 

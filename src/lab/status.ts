@@ -4,7 +4,7 @@
  * and what the demo and tests read the NB/SB connection strings from.
  */
 import { bgpStatus, type LabBgpStatus } from './bgp.js';
-import { SB_UNDERLAY_REMOTE, nbRemote, sbRemote } from './central.js';
+import { nbRemote, sbRemote, sbUnderlayRemote } from './central.js';
 import { nodePidfile } from './node.js';
 import { OVS_DAEMONS_STOP_ORDER } from './ovs.js';
 import { outsideVlans, type OutsideVlan } from './outside.js';
@@ -93,7 +93,7 @@ export async function labStatus(layout: LabLayout, record: LabRecord): Promise<L
     runDir: layout.runDir,
     nb: nbRemote(layout),
     sb: sbRemote(layout),
-    central: { namespace: layout.namespaces.central, address: UNDERLAY.centralIp, sbRemote: SB_UNDERLAY_REMOTE },
+    central: { namespace: layout.namespaces.central, address: UNDERLAY.centralIp, sbRemote: sbUnderlayRemote(layout) },
     underlay: {
       namespace: layout.namespaces.underlay,
       bridge: UNDERLAY.bridge,

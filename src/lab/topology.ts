@@ -61,8 +61,20 @@ export const UNDERLAY = {
   cidr: '192.0.2.0/24',
   prefixLength: 24,
   centralIp: '192.0.2.2',
+  nbPort: 6641,
   sbPort: 6642,
+  /** RAFT between the members of a clustered central (`lab up --cluster`). */
+  nbRaftPort: 6643,
+  sbRaftPort: 6644,
 } as const;
+
+/** `lab up --cluster`: NB and SB as 3-member RAFT clusters, one member per central namespace. */
+export const CENTRAL_CLUSTER_SIZE = 3;
+
+/** Central member K's underlay address: member 1 keeps the standalone central's, then .3, .4. */
+export function centralMemberIp(member: number): string {
+  return `192.0.2.${1 + member}`;
+}
 
 /** The physical network behind `physnet1`: every node's br-ex and the outside namespace share it. */
 export const PHYSICAL = {
@@ -189,6 +201,8 @@ export interface LabLayout {
     readonly outside: string;
     readonly core: string;
   };
+  /** Central member K of a clustered lab (`lab up --cluster`); member 1 is `namespaces.central`. */
+  centralNamespace(member: number): string;
   cloudgwNamespace(cloudgw: string): string;
   /** An FRR instance's directory (vty sockets, pidfiles, logs): `frr-<member>` in the run dir. */
   frrDir(member: string): string;
@@ -209,7 +223,7 @@ export function labLayout(name: string = DEFAULT_LAB_NAME, root: string = labRoo
   const runDir = join(root, name);
   const centralDir = join(runDir, 'central');
   const vmDir = join(runDir, 'vms');
-  const fixed = new RegExp(`^${name}-(?:underlay|central|outside|core|cloudgw[12]|node[1-9][0-9]*)$`);
+  const fixed = new RegExp(`^${name}-(?:underlay|central[23]?|outside|core|cloudgw[12]|node[1-9][0-9]*)$`);
   return {
     name,
     runDir,
@@ -227,6 +241,7 @@ export function labLayout(name: string = DEFAULT_LAB_NAME, root: string = labRoo
       outside: `${name}-outside`,
       core: `${name}-core`,
     },
+    centralNamespace: (member) => (member === 1 ? `${name}-central` : `${name}-central${member}`),
     cloudgwNamespace: (cloudgw) => `${name}-${cloudgw}`,
     frrDir: (member) => join(runDir, `frr-${member}`),
     nodeDir: (node) => join(runDir, node),
