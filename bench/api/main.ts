@@ -71,6 +71,10 @@ async function main(): Promise<number> {
     octonets.push(await benchOctonet(backend, ctx));
     if (wasInterrupted()) return 130;
   }
+  if (options.replicas > 1) {
+    octonets.push(await benchOctonet('postgres', ctx, options.replicas));
+    if (wasInterrupted()) return 130;
+  }
   const neutron = await neutronColumn(options, ctx);
   if (wasInterrupted()) return 130;
 

@@ -3,9 +3,12 @@
  * in a temporary directory or on a database in a private PostgreSQL cluster, the workload run
  * against it, and the server's (and PostgreSQL's) CPU-seconds and peak RSS during the workload.
  * Everything it starts it stops again; a failure becomes a `failure` note, never an exception.
+ *
+ * With `replicas` > 1 (PostgreSQL only) several `serve` processes share the database behind
+ * Debian's haproxy, round robin per request, the way a deployment puts them behind one endpoint.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -80,6 +83,55 @@ async function waitForApi(baseUrl: string, server: ChildProcess, logFile: string
   throw new Error(`octonet serve did not answer GET / within ${STARTUP_TIMEOUT_MS / 1000} s:\n${logTail(logFile)}`);
 }
 
+/** `octonet serve` through the `octonet` launcher, so it runs with the node flags an operator's does. */
+function spawnServer(ctx: RunContext, port: number, database: string, stateDir: string, args: string[], log: string) {
+  const logFd = openSync(log, 'a');
+  const server = spawn(
+    join(ctx.repoRoot, 'octonet'),
+    [
+      'serve',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--database',
+      database,
+      '--state-dir',
+      stateDir,
+      '--log-level',
+      'warn',
+      ...args,
+    ],
+    { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true },
+  );
+  closeSync(logFd);
+  return server;
+}
+
+/** haproxy in HTTP mode in front of the replicas: each request goes to the next one. */
+function spawnBalancer(dir: string, port: number, replicaPorts: readonly number[], log: string): ChildProcess {
+  const config = join(dir, 'haproxy.cfg');
+  writeFileSync(
+    config,
+    [
+      'defaults',
+      '  mode http',
+      '  timeout connect 5s',
+      '  timeout client 300s',
+      '  timeout server 300s',
+      'frontend api',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend replicas',
+      'backend replicas',
+      '  balance roundrobin',
+      ...replicaPorts.map((p, i) => `  server r${i + 1} 127.0.0.1:${p}`),
+      '',
+    ].join('\n'),
+  );
+  const logFd = openSync(log, 'a');
+  const balancer = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', logFd, logFd], detached: true });
+  closeSync(logFd);
+  return balancer;
+}
+
 async function stopServer(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null || !server.pid) return;
   const exited = new Promise((resolve) => server.once('exit', resolve));
@@ -88,9 +140,10 @@ async function stopServer(server: ChildProcess): Promise<void> {
   if (result === 'timeout') killGroup(server.pid, 'SIGKILL');
 }
 
-export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<TargetResult> {
-  const name = `octonet-${backend}`;
-  const label = LABELS[backend] + (ctx.ovn ? ' + OVN' : '');
+export async function benchOctonet(backend: Backend, ctx: RunContext, replicas = 1): Promise<TargetResult> {
+  if (replicas > 1 && backend !== 'postgres') throw new Error('replicas share a database: PostgreSQL only');
+  const name = `octonet-${backend}` + (replicas > 1 ? `-x${replicas}` : '');
+  const label = LABELS[backend] + (replicas > 1 ? ` ×${replicas} replicas` : '') + (ctx.ovn ? ' + OVN' : '');
   const result: TargetResult = { name, label, source: 'measured', bench: null, exitCode: null };
   const dir = mkdtempSync(join(tmpdir(), 'octonet-bench-'));
   const undoDir = deferUndo(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,30 +161,30 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
       groups.push({ name: 'postgresql', root: created.postmasterPid });
     }
     const ovnArgs = ctx.ovn ? startCentral(groups, undoSteps) : [];
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const logFd = openSync(serverLog, 'a');
-    // Through the `octonet` launcher, so the server runs with the node flags an operator's does.
-    const server = spawn(
-      join(ctx.repoRoot, 'octonet'),
-      [
-        'serve',
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--database',
-        database,
-        '--state-dir',
-        dir,
-        '--log-level',
-        'warn',
-        ...ovnArgs,
-      ],
-      { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true },
-    );
-    closeSync(logFd);
-    undoSteps.unshift(deferUndo(() => stopServer(server)));
-    await waitForApi(baseUrl, server, serverLog);
-    groups.unshift({ name: 'octonet', root: server.pid! });
+    const servers: ChildProcess[] = [];
+    const serverPorts: number[] = [];
+    // One at a time: the first migrates the database, the others find it done.
+    for (let i = 1; i <= replicas; i++) {
+      const port = await freePort();
+      const stateDir = join(dir, `replica-${i}`);
+      mkdirSync(stateDir);
+      const server = spawnServer(ctx, port, database, stateDir, ovnArgs, serverLog);
+      undoSteps.unshift(deferUndo(() => stopServer(server)));
+      await waitForApi(`http://127.0.0.1:${port}`, server, serverLog);
+      servers.push(server);
+      serverPorts.push(port);
+      groups.splice(i - 1, 0, { name: i === 1 ? 'octonet' : `octonet-${i}`, root: server.pid! });
+    }
+    const server = servers[0]!;
+    let baseUrl = `http://127.0.0.1:${serverPorts[0]}`;
+    if (replicas > 1) {
+      const port = await freePort();
+      const balancer = spawnBalancer(dir, port, serverPorts, join(ctx.logsDir, `${name}.haproxy.log`));
+      undoSteps.unshift(deferUndo(() => stopServer(balancer)));
+      baseUrl = `http://127.0.0.1:${port}`;
+      await waitForApi(baseUrl, balancer, join(ctx.logsDir, `${name}.haproxy.log`));
+      groups.push({ name: 'haproxy', root: balancer.pid! });
+    }
 
     if (ctx.warmup) {
       process.stderr.write(`bench: ${result.label}: warm-up (not measured)\n`);
@@ -166,7 +219,7 @@ export async function benchOctonet(backend: Backend, ctx: RunContext): Promise<T
       pss: { groups: cost.pssPeakMiB, totalMiB: cost.pssPeakTotalMiB },
     };
     result.bench = readApiBenchJson(jsonFile);
-    if (server.exitCode !== null || server.signalCode !== null) {
+    if (servers.some((s) => s.exitCode !== null || s.signalCode !== null)) {
       result.failure = `octonet serve exited during the workload (see ${serverLog})`;
     } else if (!result.bench) {
       result.failure = `api-bench.py wrote no results (exit ${result.exitCode}):\n${logTail(driverLog)}`;

@@ -31,6 +31,8 @@ export interface BenchOptions {
   warmup: boolean;
   /** Run each octonet with the OVN driver on against its own OVN central (NB, SB, northd), as Neutron runs with ML2/OVN. */
   ovn: boolean;
+  /** Also run octonet on PostgreSQL as this many replicas behind haproxy (1: not). */
+  replicas: number;
 }
 
 export const HELP = `usage: npm run bench:api -- [options]
@@ -57,6 +59,8 @@ targets:
   --ovn                  run octonet with its OVN driver writing a real OVN central (NB, SB, northd
                          of its own), as the Neutron anchor runs ML2/OVN; their CPU and memory count
 output:
+  --replicas N           also run octonet on PostgreSQL as N replicas sharing one database behind
+                         haproxy (round robin per request), as a deployment runs them
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
   --verbose              show api-bench.py's own output while it runs
   --help`;
@@ -79,6 +83,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       verbose: { type: 'boolean', default: false },
       'no-warmup': { type: 'boolean', default: false },
       ovn: { type: 'boolean', default: false },
+      replicas: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -102,6 +107,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     verbose: values.verbose ?? false,
     warmup: !(values['no-warmup'] ?? false),
     ovn: values.ovn ?? false,
+    replicas: intOption('replicas', values.replicas, 1),
   };
 }
 

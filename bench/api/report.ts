@@ -27,8 +27,10 @@ const fmtX = (r: number | undefined) => (r === undefined ? DASH : `×${fmtRatio(
 const shortLabel = (t: TargetResult) => (t.name === 'neutron' ? 'Neutron' : t.label.replace(/^octonet /, ''));
 
 /** Which of the server-side groups a process group belongs to. */
+/** Replicas (`octonet-2`, …) and the haproxy in front of them count as the API server. */
 function category(t: TargetResult, group: string): 'server' | 'database' | 'ovn' {
-  if (group === (t.cpu?.server ?? t.rss?.server)) return 'server';
+  const server = t.cpu?.server ?? t.rss?.server;
+  if (group === server || group.startsWith(`${server}-`) || group === 'haproxy') return 'server';
   return group === 'postgresql' ? 'database' : 'ovn';
 }
 
