@@ -1,0 +1,226 @@
+/**
+ * `npm run bench:scale -- [--ports 10000,100000] [--per-network 100] [--samples 200]`: octonet
+ * (SQLite) with many ports, issue 18's scale table. For each size: networks of `--per-network`
+ * ports each (100,000 ports → 1,000 networks), ports bulk-created 500 a request, each with a
+ * device_id of its own. Then, per size:
+ *
+ * - create rate (ports/s over the whole fill, and the first and last batch's);
+ * - `GET /v2.0/ports?network_id=` and `?device_id=` latency (median, p99) over random targets;
+ * - the whole port list, paginated 1,000 at a time as clients page it (seconds per full walk);
+ * - the API server's RSS after that, and its peak;
+ * - start-up time of `serve` over the filled database (spawn → first answer);
+ * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it.
+ *
+ * Prints figures and asserts nothing; each size starts from nothing, and everything it starts
+ * it stops. Run on a quiet machine: the figures are wall-clock.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
+import { statusKiB } from '../api/process-meter.js';
+import { intOption } from '../goals-report.js';
+import { runBench } from '../lab-run.js';
+import { NeutronApi } from '../ovn/neutron-api.js';
+import { LogFollower, startServe, type LogLine } from '../ovn/octonet-serve.js';
+import { now, summarize, type Summary } from '../ovn/stats.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const BULK = 500;
+const PAGE = 1000;
+const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the database'];
+const PASS_TIMEOUT_MS = 1_800_000;
+
+interface SizeResult {
+  ports: number;
+  networks: number;
+  createSeconds: number;
+  createRate: number;
+  firstBatchMs: number;
+  lastBatchMs: number;
+  byNetwork: Summary;
+  byDevice: Summary;
+  listAll: Summary;
+  rssMiB: number;
+  peakRssMiB: number;
+  startupSeconds: number;
+  fullSyncEmpty: number;
+  fullSyncComplete: number;
+}
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+const mib = (kib: number) => Math.round(kib / 102.4) / 10;
+
+async function timed(samples: number, request: () => Promise<unknown>): Promise<Summary> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t = now();
+    await request();
+    times.push(now() - t);
+  }
+  return summarize(times)!;
+}
+
+/** Walks the whole port list page by page, as the CLI and SDK do with `limit` and the next link. */
+async function walkAllPorts(api: NeutronApi): Promise<number> {
+  let path: string | undefined = `/v2.0/ports?limit=${PAGE}`;
+  let seen = 0;
+  while (path) {
+    const page: { ports: unknown[]; ports_links?: { rel: string; href: string }[] } = await api.call('GET', path);
+    seen += page.ports.length;
+    const next = page.ports_links?.find((l) => l.rel === 'next')?.href;
+    path = next && page.ports.length === PAGE ? new URL(next).pathname + new URL(next).search : undefined;
+  }
+  return seen;
+}
+
+async function fill(api: NeutronApi, ports: number, perNetwork: number, progress: (l: string) => void) {
+  const networks: string[] = [];
+  const devices: string[] = [];
+  const batches: number[] = [];
+  await api.call('PUT', '/v2.0/quotas/fake_project_id', { quota: { port: -1, network: -1, subnet: -1 } });
+  const started = now();
+  for (let n = 0; n * perNetwork < ports; n++) {
+    const network = await api.createNetwork(`scale-${n}`);
+    // 10.(n / 256).(n % 256).0/24 holds the network's 100 ports and its DHCP port.
+    await api.createSubnet(network, `10.${Math.floor(n / 256)}.${n % 256}.0/24`);
+    networks.push(network);
+    const count = Math.min(perNetwork, ports - n * perNetwork);
+    for (let done = 0; done < count; done += BULK) {
+      const batch = Array.from({ length: Math.min(BULK, count - done) }, (_, i) => {
+        const device = `dev-${n}-${done + i}`;
+        devices.push(device);
+        return { network_id: network, device_id: device, device_owner: 'compute:nova' };
+      });
+      const t = now();
+      await api.createPorts(batch);
+      batches.push(now() - t);
+    }
+    if ((n + 1) % 100 === 0) progress(`${devices.length}/${ports} ports in ${n + 1} networks`);
+  }
+  return { networks, devices, batches, seconds: (now() - started) / 1000 };
+}
+
+/** One start of `serve` with OVN on: the seconds its start-up full pass logged. */
+async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<number> {
+  const serve = await startServe({ repoRoot, dir, logFile: join(dir, `serve-${label}.log`), logLevel: 'info', ovn });
+  try {
+    const log = new LogFollower(serve);
+    const isStart = (l: LogLine) => SUMMARY.includes(l.msg) && l.trigger === 'start';
+    const { line } = await log.waitFor(isStart, PASS_TIMEOUT_MS);
+    return Number(line.seconds ?? NaN);
+  } finally {
+    await serve.stop();
+  }
+}
+
+async function measure(ports: number, perNetwork: number, samples: number): Promise<SizeResult> {
+  const progress = (line: string) => process.stderr.write(`bench:scale ${ports}: ${line}\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'octonet-scale-'));
+  try {
+    const serve = await startServe({ repoRoot, dir, logFile: join(dir, 'serve.log'), logLevel: 'warn' });
+    const api = new NeutronApi(serve.baseUrl);
+    let filled: Awaited<ReturnType<typeof fill>>;
+    let byNetwork: Summary, byDevice: Summary, listAll: Summary;
+    let rss: number, peak: number;
+    try {
+      filled = await fill(api, ports, perNetwork, progress);
+      progress(`filled in ${filled.seconds.toFixed(1)} s; reading`);
+      byNetwork = await timed(samples, () => api.call('GET', `/v2.0/ports?network_id=${pick(filled.networks)}`));
+      byDevice = await timed(samples, () => api.call('GET', `/v2.0/ports?device_id=${pick(filled.devices)}`));
+      let walked = 0;
+      listAll = await timed(3, async () => (walked = await walkAllPorts(api)));
+      // Every port plus one DHCP port per network would be more than asked: octonet (like ML2/OVN) has none.
+      if (walked < ports) throw new Error(`the paginated list gave ${walked} ports of ${ports}`);
+      rss = statusKiB(serve.pid, 'VmRSS');
+      peak = statusKiB(serve.pid, 'VmHWM');
+    } finally {
+      api.close();
+      await serve.stop();
+    }
+    const t = now();
+    const again = await startServe({ repoRoot, dir, logFile: join(dir, 'serve-restart.log'), logLevel: 'warn' });
+    const startupSeconds = (now() - t) / 1000;
+    await again.stop();
+
+    progress('full OVN passes');
+    const central = startOvnCentral();
+    let fullSyncEmpty: number, fullSyncComplete: number;
+    try {
+      fullSyncEmpty = await fullPass(dir, central, 'empty-nb');
+      fullSyncComplete = await fullPass(dir, central, 'complete-nb');
+    } finally {
+      central.stop();
+    }
+    return {
+      ports,
+      networks: filled.networks.length,
+      createSeconds: filled.seconds,
+      createRate: ports / filled.seconds,
+      firstBatchMs: filled.batches[0]!,
+      lastBatchMs: filled.batches.at(-1)!,
+      byNetwork,
+      byDevice,
+      listAll,
+      rssMiB: mib(rss),
+      peakRssMiB: mib(peak),
+      startupSeconds,
+      fullSyncEmpty,
+      fullSyncComplete,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function table(results: readonly SizeResult[]): string {
+  const f = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+  const rows: [string, (r: SizeResult) => string][] = [
+    ['networks', (r) => f(r.networks, 0)],
+    ['create: ports/s (whole fill)', (r) => f(r.createRate)],
+    ['create: first / last batch of 500, ms', (r) => `${f(r.firstBatchMs, 0)} / ${f(r.lastBatchMs, 0)}`],
+    ['GET ports?network_id= median / p99 ms', (r) => `${f(r.byNetwork.median, 2)} / ${f(r.byNetwork.p99, 2)}`],
+    ['GET ports?device_id= median / p99 ms', (r) => `${f(r.byDevice.median, 2)} / ${f(r.byDevice.p99, 2)}`],
+    [`list all, pages of ${PAGE}, median s`, (r) => f(r.listAll.median / 1000, 2)],
+    ['API server RSS / peak MiB', (r) => `${f(r.rssMiB)} / ${f(r.peakRssMiB)}`],
+    ['start-up (spawn → first answer) s', (r) => f(r.startupSeconds, 2)],
+    ['full sync into an empty NB s', (r) => f(r.fullSyncEmpty, 2)],
+    ['full sync over a complete NB s', (r) => f(r.fullSyncComplete, 2)],
+  ];
+  const header = `| ports | ${results.map((r) => f(r.ports, 0)).join(' | ')} |`;
+  const rule = `| :-- | ${results.map(() => '--:').join(' | ')} |`;
+  return [header, rule, ...rows.map(([name, cell]) => `| ${name} | ${results.map(cell).join(' | ')} |`)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      ports: { type: 'string' },
+      'per-network': { type: 'string' },
+      samples: { type: 'string' },
+      'results-dir': { type: 'string' },
+    },
+  });
+  const sizes = (values.ports ?? '10000,100000').split(',').map((s) => intOption('ports', s.trim(), 0));
+  const perNetwork = intOption('per-network', values['per-network'], 100);
+  if (perNetwork > 250) throw new Error('--per-network: at most 250 (one /24 per network)');
+  const samples = intOption('samples', values.samples, 200);
+  const results: SizeResult[] = [];
+  const load = loadavg()[0]!.toFixed(1);
+  for (const size of sizes) results.push(await measure(size, perNetwork, samples));
+  const out = table(results);
+  const resultsDir = resolve(repoRoot, values['results-dir'] ?? 'bench/scale/results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ cpus: cpus().length, load, perNetwork, samples, results }, null, 1) + '\n');
+  process.stdout.write(
+    `\noctonet on SQLite, ${perNetwork} ports a network, ${samples} samples a filter; ${cpus().length} CPUs, ` +
+      `load ${load} at the start\n\n${out}\n\nresults: ${file}\n`,
+  );
+  return 0;
+}
+
+runBench(main);
