@@ -22,6 +22,16 @@ const KNOWN: KnownDifference[] = [
   { collection: 'subnets', field: 'segment_id', reason: 'no routed networks (standard-attr-segment)' },
   { collection: 'subnets', field: 'dns_publish_fixed_ip', reason: 'octonet always prints it; Zed omits it on a list' },
   { collection: 'subnets', field: 'router:external', reason: 'octonet prints the subnet-external-network attribute' },
+  {
+    collection: 'ports',
+    field: 'binding:vif_details',
+    reason: "octonet's details carry no bound_drivers (ML2's binding levels)",
+    neutronValue: (value) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const { bound_drivers: _, ...rest } = value;
+      return rest;
+    },
+  },
   { collection: 'ports', field: 'resource_request', reason: 'no placement resource requests (port-resource-request)' },
   { collection: 'security_groups', field: 'shared', reason: 'no security group RBAC (rbac-security-groups)' },
   {
