@@ -19,9 +19,19 @@ export interface KnownDifference {
 /** Lists that are sets: their order is not part of the API's promise. */
 const UNORDERED = new Set(['tags', 'security_groups', 'fixed_ips', 'subnets', 'routes', 'rules', 'prefixes']);
 
+/** JSON with object keys sorted: the same value whatever order its keys were printed in. */
+function stableJson(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(value[k] as Json)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 function canonical(field: string, value: Json | undefined): Json | undefined {
   if (Array.isArray(value) && UNORDERED.has(field)) {
-    return [...value].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    return [...value].sort((a, b) => stableJson(a).localeCompare(stableJson(b)));
   }
   return value;
 }
