@@ -28,6 +28,8 @@ export async function seedPorts(apiUrl: string, databaseUrl: string, ports: numb
   const subnet = await create(apiUrl, '/subnets', 'subnet', {
     network_id: network.id,
     cidr: '10.64.0.0/16',
+    // The API's ports (template, metadata) stay in 10.64.0.x; the copies take 10.64.1.1 onwards.
+    allocation_pools: [{ start: '10.64.0.2', end: '10.64.0.254' }],
     ip_version: 4,
     project_id: 'benchproject',
   });

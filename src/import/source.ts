@@ -1,7 +1,7 @@
 /**
  * Where a Neutron database is read from: Neutron's own `[database] connection` URL forms
- * (`postgresql://`, `postgresql+psycopg2://`, `mysql+pymysql://`, `mysql://`) opened read-only
- * behind one small interface, so the mappers never see a driver.
+ * (`postgresql://`, `postgresql+psycopg2://`; `mysql+pymysql://` once the MySQL driver is in) opened
+ * read-only behind one small interface, so the mappers never see a driver.
  *
  * This module owns the source connection; it never writes to the source.
  */
@@ -73,32 +73,18 @@ async function openPostgresSource(url: string): Promise<NeutronSource> {
   };
 }
 
-async function openMysqlSource(url: string): Promise<NeutronSource> {
-  const mysql = await import('mysql2/promise');
-  // DATETIME as text (Neutron's UTC, no local-time shift); TINYINT(1) booleans come back as 0/1.
-  const connection = await mysql.createConnection({ uri: url, dateStrings: true, supportBigNumbers: true });
-  await connection.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-  await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
-  return {
-    kind: 'mysql',
-    async tables() {
-      const [rows] = await connection.query(
-        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'",
-      );
-      return new Set((rows as { name: string }[]).map((r) => r.name));
-    },
-    async rows(table) {
-      const [rows] = await connection.query(`SELECT * FROM \`${checkedName(table)}\``);
-      return rows as SourceRow[];
-    },
-    async close() {
-      await connection.query('ROLLBACK').catch(() => undefined);
-      await connection.end();
-    },
-  };
+/**
+ * MySQL/MariaDB sources read through `mysql2`, which comes with octonet's MariaDB backend (issue 17
+ * item 3); until that lands in this build, such a URL is refused with this message.
+ */
+function openMysqlSource(): Promise<NeutronSource> {
+  throw new UnsupportedSourceUrl(
+    'mysql+pymysql:// sources need the mysql2 driver, which this build does not include yet; ' +
+      'dump the database into PostgreSQL (or use a build with the MariaDB backend)',
+  );
 }
 
 export async function openNeutronSource(url: string): Promise<NeutronSource> {
   const parsed = parseSourceUrl(url);
-  return parsed.kind === 'postgresql' ? openPostgresSource(parsed.url) : openMysqlSource(parsed.url);
+  return parsed.kind === 'postgresql' ? openPostgresSource(parsed.url) : openMysqlSource();
 }
