@@ -9,6 +9,7 @@ import { UnsupportedDatabaseUrl } from '../store/database.js';
 import { runDemo } from './demo.js';
 import { registerBgpAgentCommand } from './bgp-agent.js';
 import { registerDbSyncCommand } from './db-sync.js';
+import { registerImportCommand } from './import.js';
 import { registerLabCommand } from './lab.js';
 import { registerMgmtNetCommand } from './mgmt-net.js';
 import { registerNodeAgentCommand } from './node-agent.js';
@@ -125,6 +126,7 @@ program
 
 registerBgpAgentCommand(program);
 registerDbSyncCommand(program);
+registerImportCommand(program);
 registerLabCommand(program);
 registerMgmtNetCommand(program);
 registerNodeAgentCommand(program);
