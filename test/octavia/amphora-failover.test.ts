@@ -248,7 +248,7 @@ describe(
       }
     });
 
-    it('ACTIVE_STANDBY: the amphorae’s VRRP ports in lab VMs elect one keepalived master; the floating IP on the VIP reaches it', async () => {
+    it('ACTIVE_STANDBY: the amphorae’s VRRP ports in lab VMs elect one keepalived master; the floating IP on the VIP reaches it', async (t) => {
       const r = await octavia.cli.run([
         'loadbalancer',
         'create',
@@ -293,9 +293,12 @@ describe(
       const first = await master(pair);
       await floatingIpReaches(first);
       await checkVipFollows(pair);
+      t.diagnostic(`VIP ${lb.vip_address as string}: ${(await vipSwitchPort()).type || 'learned-MAC'} port`);
+      for (const p of pair)
+        t.diagnostic(`${p.vm} (${p.amphora.role ?? '?'}) on ${p.node}${p === first ? ', master' : ''}`);
     });
 
-    it('loadbalancer failover: new amphorae in new VMs answer on the same floating IP; the NAT row is never rewritten', async () => {
+    it('loadbalancer failover: new amphorae in new VMs answer on the same floating IP; the NAT row is never rewritten', async (t) => {
       const old = [...plugged.values()];
       const nat = await natRows();
       const r = await octavia.cli.run(['loadbalancer', 'failover', '--wait', lb.id]);
@@ -318,6 +321,8 @@ describe(
       const now = await master(pair);
       await floatingIpReaches(now);
       await checkVipFollows(pair);
+      for (const p of pair)
+        t.diagnostic(`${p.vm} (${p.amphora.role ?? '?'}) on ${p.node}${p === now ? ', master' : ''}`);
 
       assert.equal(await natRows(), nat, 'the floating IP’s NAT row is the same row');
       const after = (await (await admin()).get(`/v2.0/floatingips/${fip.id}`)).body.floatingip;
