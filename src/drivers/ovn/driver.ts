@@ -155,8 +155,12 @@ export class OvnMechanismDriver implements MechanismDriver {
   }
 
   async start(host: DriverHost): Promise<void> {
-    const { logger } = this.options;
+    const { logger, ovn } = this.options;
     this.host = host;
+    if (ovn.vip_failover === 'learned-mac' && ovn.enable_distributed_floating_ip) {
+      // A distributed NAT is resident where its logical port is bound; a learned-MAC VIP is bound nowhere.
+      logger.warn('ovn.vip_failover learned-mac with distributed floating IPs: a floating IP on a VIP answers nowhere');
+    }
     const desired = new DesiredState({
       nbView: this.nbView,
       reader: host.reader,
