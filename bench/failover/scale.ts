@@ -76,8 +76,12 @@ export async function populateNb(
     made += batch.length;
     if (made % 2000 === 0) say(`  ${made}/${wanted.ports} ports`);
   });
-  // Until northd has turned all of it into SB flows (nb_cfg round trip).
-  await lab.nbctl('--timeout=600', '--wait=sb', 'sync');
+  // Until northd has turned all of it into SB flows (nb_cfg round trip). On a loaded machine that
+  // takes longer than lab.nbctl's 60 s exec limit, so this one call gets its own.
+  const sync = await lab.exec(['ovn-nbctl', `--db=${lab.nb}`, '--timeout=900', '--wait=sb', 'sync'], {
+    timeoutMs: 910_000,
+  });
+  if (sync.code !== 0) throw new Error(`ovn-nbctl --wait=sb sync exited ${sync.code}: ${sync.stderr}`);
   return {
     ...wanted,
     nbSwitchPorts: await count(lab, 'nb', 'Logical_Switch_Port'),

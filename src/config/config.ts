@@ -96,9 +96,11 @@ const ovnSchema = z
      * follows keepalived: `virtual-port`, ML2/OVN's OVN virtual port (ovn-northd rebinds it, so a
      * failover waits for a northd pass, which grows with the NB); `learned-mac`, a plain port
      * without static addresses whose MAC the routers learn from the new master's gratuitous ARP
-     * (ovn-controllers only; no northd on the failover path).
+     * (ovn-controllers only; no northd on the failover path); `auto`, `learned-mac` unless
+     * `enable_distributed_floating_ip` is on, whose NAT (and BGP announcement) must sit on the
+     * chassis binding the VIP, which only a virtual port has (see `resolveVipFailover`).
      */
-    vip_failover: z.enum(['virtual-port', 'learned-mac']).default('virtual-port'),
+    vip_failover: z.enum(['auto', 'virtual-port', 'learned-mac']).default('auto'),
     /** Seconds without a heartbeat after which an OVN agent is shown as not alive. */
     agent_down_time: z.number().int().min(1).default(75),
     /** Seconds between full comparisons of the database with the NB (0: only at start); drift seen by the NB monitor is repaired at once. */

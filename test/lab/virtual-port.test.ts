@@ -18,7 +18,10 @@ const VIP = '10.9.0.10';
 
 describe('octonet on the lab: a floating IP on a virtual (VIP) port', { skip: notRoot }, () => {
   const { lab } = useLab({ name: 'oct-vip', nodes: 3, gateways: ['node3'] });
-  const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: lab().nb, sb_connection: lab().sb } }) });
+  // ML2/OVN's virtual port (`auto`, the default, writes a learned-MAC VIP: vip-failover.test.ts runs both).
+  const api = useApi('sqlite', {
+    config: () => ({ ovn: { nb_connection: lab().nb, sb_connection: lab().sb, vip_failover: 'virtual-port' } }),
+  });
   const vm = (name: string) => lab().vmCommand(name, []);
   const outside = () => lab().outsideCommand([]);
   let vip: Json;

@@ -35,7 +35,8 @@ describe('real Octavia on octonet: the amphora provider with the real Nova', () 
   const api = useApi('postgres', {
     config: () => ({
       ...keystone.octonetConfig(),
-      ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb },
+      // checkVirtualVip reads ML2/OVN's virtual port; amphora-failover.test.ts runs the default.
+      ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb, vip_failover: 'virtual-port' },
       nova: octonetNovaConfig(keystone.url, novaUser),
     }),
   });

@@ -317,7 +317,10 @@ for (const backend of BACKENDS) {
 
 describe('OVN virtual ports: a VIP listed in other ports’ allowed address pairs (sqlite)', () => {
   const ovn = useOvnCentral();
-  const api = useApi('sqlite', { config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } }) });
+  // ML2/OVN's form, which `auto` (the default) leaves for `learned-mac` unless floating IPs are distributed.
+  const api = useApi('sqlite', {
+    config: () => ({ ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb, vip_failover: 'virtual-port' } }),
+  });
   const lsp = (name: string) => ovn.nbRows('Logical_Switch_Port').find((r) => r.name === name)!;
   let net: Json;
   let vip: Json;

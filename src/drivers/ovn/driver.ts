@@ -23,7 +23,7 @@ import type {
 } from '../contract.js';
 import type { DriverHost, FloatingIpState, PortState } from '../host.js';
 import { RouterGateways } from './gateways.js';
-import { isMetadataPort, LEARNED_VIP_EXT_ID, type MappingOptions } from './mapping.js';
+import { isMetadataPort, LEARNED_VIP_EXT_ID, resolveVipFailover, type MappingOptions } from './mapping.js';
 import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { NB_MONITORED, NbView } from './nb-view.js';
 import { NbNotOwned, NbOwnership } from './nb-owner.js';
@@ -150,13 +150,17 @@ export class OvnMechanismDriver implements MechanismDriver {
       dhcpLeaseTime: ovn.dhcp_default_lease_time,
       fallbackDnsServers: ovn.dns_servers.length > 0 ? ovn.dns_servers : systemResolvers(),
       dnsDomain: this.options.dnsDomain,
-      vipFailover: ovn.vip_failover,
+      vipFailover: resolveVipFailover(ovn.vip_failover, ovn.enable_distributed_floating_ip),
     };
   }
 
   async start(host: DriverHost): Promise<void> {
-    const { logger } = this.options;
+    const { logger, ovn } = this.options;
     this.host = host;
+    if (ovn.vip_failover === 'learned-mac' && ovn.enable_distributed_floating_ip) {
+      // A distributed NAT is resident where its logical port is bound; a learned-MAC VIP is bound nowhere.
+      logger.warn('ovn.vip_failover learned-mac with distributed floating IPs: a floating IP on a VIP answers nowhere');
+    }
     const desired = new DesiredState({
       nbView: this.nbView,
       reader: host.reader,
@@ -404,7 +408,8 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   /** VIPs written in `learned-mac` mode, from the NB rows that mark them. */
   private learnedVips(): LearnedVip[] {
-    if (this.options.ovn.vip_failover !== 'learned-mac') return [];
+    const { ovn } = this.options;
+    if (resolveVipFailover(ovn.vip_failover, ovn.enable_distributed_floating_ip) !== 'learned-mac') return [];
     const vips: LearnedVip[] = [];
     for (const row of this.nb.replica.table('Logical_Switch_Port').values()) {
       const ip = row.external_ids[LEARNED_VIP_EXT_ID];

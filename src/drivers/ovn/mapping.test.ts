@@ -17,6 +17,7 @@ import {
   LEARNED_VIP_EXT_ID,
   PORT_FIP_EXT_ID,
   portFloatingIp,
+  resolveVipFailover,
   type DhcpOptionsSpec,
   type MappingOptions,
   type PortContext,
@@ -307,6 +308,13 @@ describe('OVN mapping: a VIP (its address is another port’s allowed address pa
   it('learned-mac leaves ports nobody lists as a pair alone', () => {
     const plain = switchPortRows(port(), { ...context(), vipFailover: 'learned-mac' });
     assert.deepEqual(plain, switchPortRows(port(), context()));
+  });
+
+  it('auto (the default) is learned-mac, but virtual-port with distributed floating IPs; a set mode stays', () => {
+    assert.equal(resolveVipFailover('auto', false), 'learned-mac');
+    assert.equal(resolveVipFailover('auto', true), 'virtual-port', 'a distributed NAT needs the VIP bound');
+    assert.equal(resolveVipFailover('virtual-port', false), 'virtual-port');
+    assert.equal(resolveVipFailover('learned-mac', true), 'learned-mac');
   });
 });
 
