@@ -14,7 +14,7 @@ import { propagateControllerList } from './octavia-propagate.js';
 import { parseReloadTarget } from './octavia-reload.js';
 
 interface FakeOctavia {
-  amphorae: { id: string; status: string; load_balancer_id: string | null }[];
+  amphorae: { id: string; status: string; loadbalancer_id: string | null }[];
   /** Answers to give, per amphora, before the 202 (status codes). */
   refusals: Map<string, number[]>;
   configured: string[];
@@ -64,11 +64,11 @@ describe('amphora configure for every amphora (fake Octavia API)', () => {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
     fake.amphorae = [
-      { id: 'a1', status: 'ALLOCATED', load_balancer_id: 'lb1' },
-      { id: 'a2', status: 'ALLOCATED', load_balancer_id: 'lb1' },
-      { id: 'spare', status: 'READY', load_balancer_id: null },
-      { id: 'dead', status: 'ERROR', load_balancer_id: 'lb2' },
-      { id: 'a3', status: 'ALLOCATED', load_balancer_id: 'lb3' },
+      { id: 'a1', status: 'ALLOCATED', loadbalancer_id: 'lb1' },
+      { id: 'a2', status: 'ALLOCATED', loadbalancer_id: 'lb1' },
+      { id: 'spare', status: 'READY', loadbalancer_id: null },
+      { id: 'dead', status: 'ERROR', loadbalancer_id: 'lb2' },
+      { id: 'a3', status: 'ALLOCATED', loadbalancer_id: 'lb3' },
     ];
     fake.refusals.clear();
     fake.configured = [];

@@ -6,7 +6,8 @@
  * and hands it to the amphora driver. The amphora then sends its heartbeats to the new list.
  *
  * Only amphorae that serve a load balancer are configured: Octavia's handler reads the amphora's
- * load balancer (a spare has none) and the deleted and failed ones have no agent to talk to.
+ * load balancer (a spare has none: Zed answers 500 `'NoneType' object has no attribute
+ * 'project_id'`) and the deleted and failed ones have no agent to talk to.
  * A failure (Octavia away, a 409 or 5xx while an amphora is busy) is retried a few times, then
  * reported; it never stops the caller, who keeps the push pending and tries again on its next pass.
  */
@@ -15,7 +16,8 @@
 export interface AmphoraSummary {
   readonly id: string;
   readonly status: string;
-  readonly load_balancer_id: string | null;
+  /** The API's name (the database's is `load_balancer_id`); null for a spare. */
+  readonly loadbalancer_id: string | null;
 }
 
 /** Amphorae in these states have no agent worth a push (Octavia's `constants.AMPHORA_*`). */
@@ -80,7 +82,7 @@ export class OctaviaClient {
   /** Every amphora, following Octavia's `amphorae_links` pages. */
   async listAmphorae(): Promise<AmphoraSummary[]> {
     const all: AmphoraSummary[] = [];
-    let path: string | undefined = '/v2/octavia/amphorae?fields=id&fields=status&fields=load_balancer_id';
+    let path: string | undefined = '/v2/octavia/amphorae?fields=id&fields=status&fields=loadbalancer_id';
     while (path !== undefined) {
       const body = (await this.request('GET', path)) as {
         amphorae?: AmphoraSummary[];
@@ -150,7 +152,7 @@ export async function pushAmphoraConfig(
   }
   const report: AmphoraPushReport = { configured: [], skipped: [], failed: [] };
   for (const amphora of amphorae) {
-    if (amphora.load_balancer_id === null || UNREACHABLE.has(amphora.status)) {
+    if (!amphora.loadbalancer_id || UNREACHABLE.has(amphora.status)) {
       report.skipped.push({ id: amphora.id, status: amphora.status });
       continue;
     }

@@ -145,15 +145,15 @@ describe('a controller joins: octonet reloads the running Octavia and configures
     const changed = `Option health_manager.controller_ip_port_list changed from [${before}] to [${after}]`;
     await eventually(() => assert.ok(octavia.log('octavia-health-manager').includes(changed), 'health manager'));
     await eventually(() => assert.ok(octavia.log('octavia-worker').includes(changed), 'worker'));
-    // Octavia's no-op amphora driver logs the agent config the worker rendered for the amphora.
+    // Octavia's no-op amphora driver logs the agent config the worker rendered for the amphora
+    // (a multi-line record: the amphora-agent.conf text follows the message).
     const pushed = await eventually(() => {
-      const line = octavia
-        .log('octavia-worker')
-        .split('\n')
-        .find((l) => l.includes(`no-op, update agent config amphora ${amphoraId}`));
-      assert.ok(line, `the worker configured ${amphoraId}:\n${octavia.log('octavia-worker').slice(-3000)}`);
-      return line;
+      const log = octavia.log('octavia-worker');
+      const at = log.indexOf(`no-op, update agent config amphora ${amphoraId}`);
+      assert.ok(at >= 0, `the worker configured ${amphoraId}:\n${log.slice(-3000)}`);
+      return log.slice(at).split(/\n(?=\d{4}-\d\d-\d\d )/)[0]!;
     }, 60_000);
+    assert.match(pushed, /\[health_manager\]/);
     assert.ok(pushed.includes(`controller_ip_port_list = ${after}`), pushed);
     // A reload, not a restart: the main processes never exited.
     assert.ok(octavia.running().includes('octavia-health-manager') && octavia.running().includes('octavia-worker'));
