@@ -204,10 +204,14 @@ async function applyOnce(
   const keyFile = spec.spec.heartbeatKey.file ?? `${options.file}.heartbeat-key`;
   const key = loadOrCreateHeartbeatKey(keyFile, rotate);
   if (key.created) log('generated a heartbeat key', { file: keyFile });
-  if (key.rotated)
-    log('rotated the heartbeat key: restart (or SIGHUP) the health managers and push amphora configs', {
+  if (key.rotated) {
+    // heartbeat_key is mutable and part of the amphora agent config: deliver everything again.
+    if (existsSync(octaviaStatePath(options))) writeAtomically(octaviaStatePath(options), '{}\n');
+    log('rotated the heartbeat key: reload the health managers and workers and configure the amphorae', {
       file: keyFile,
+      ...(options.reloadOctavia.length > 0 || options.configureAmphorae ? { delivery: 'this pass' } : {}),
     });
+  }
   const path = statePath(options);
   const report = await applySpec(spec, client, { previous: readState(path), log });
   writeAtomically(path, `${JSON.stringify(report.status, null, 2)}\n`);
