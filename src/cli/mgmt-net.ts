@@ -6,15 +6,20 @@
  * - `<spec>.state.json`: the last status (stored IDs, condition times, the last controller list, so
  *   `controllerListChanged` means "since the last apply");
  * - `<spec>.heartbeat-key` (or `spec.heartbeatKey.file`): the generated heartbeat key, 0600;
- * - with `--octavia-config-dir DIR`: `DIR/<node>.conf`, the INI fragment per node (0600: it holds the key).
+ * - with `--octavia-config-dir DIR`: `DIR/<node>.conf`, the INI fragment per node (0600: it holds the key);
+ * - `<state>.octavia.json`: the controller list last delivered to the running Octavia services
+ *   (`--reload-octavia`) and amphorae (`--configure-amphorae`), so a failed delivery is retried.
  * Exit status: 0 when Ready, 1 when not (or Neutron failed), 2 for a bad spec or bad flags.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { OctaviaClient } from '../mgmtnet/amphora-configure.js';
 import { KeystoneAuthError } from '../mgmtnet/keystone-auth.js';
 import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';
 import { loadOrCreateHeartbeatKey, renderIni } from '../mgmtnet/octavia-config.js';
+import { propagateControllerList, type PropagationState } from '../mgmtnet/octavia-propagate.js';
+import { parseReloadTarget, type ReloadTarget } from '../mgmtnet/octavia-reload.js';
 import {
   applySpec,
   deleteSpec,
@@ -81,6 +86,9 @@ function guarded<A extends unknown[]>(action: (...args: A) => Promise<number>): 
       } else if (error instanceof NeutronApiError) {
         process.stderr.write(`octonet mgmt-net: ${error.describe()}\n`);
         process.exitCode = 1;
+      } else if (error instanceof InvalidArgumentError) {
+        process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
+        process.exitCode = 2;
       } else if (error instanceof KeystoneAuthError) {
         process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
         process.exitCode = 1;
@@ -131,17 +139,79 @@ interface ApplyFlags extends CommonOptions {
   interval: number;
   octaviaConfigDir?: string;
   rotateHeartbeatKey?: boolean;
+  reloadOctavia: ReloadTarget[];
+  configureAmphorae?: boolean;
+  octaviaUrl?: string;
 }
 
-async function applyOnce(options: ApplyFlags, client: NeutronClient, rotate: boolean): Promise<ApplyReport> {
+function octaviaStatePath(options: CommonOptions): string {
+  return `${statePath(options).replace(/\.json$/, '')}.octavia.json`;
+}
+
+/** Octavia's API: `--octavia-url`, else the catalog's `load-balancer` endpoint; the token when there is one. */
+async function octaviaClientFrom(options: ApplyFlags, client: NeutronClient): Promise<OctaviaClient | undefined> {
+  if (!options.configureAmphorae) return undefined;
+  const keystone = client.keystone;
+  if (!keystone) {
+    if (options.octaviaUrl) return new OctaviaClient({ url: options.octaviaUrl });
+    throw new InvalidArgumentError('--configure-amphorae without Keystone credentials needs --octavia-url');
+  }
+  return new OctaviaClient({
+    url: options.octaviaUrl ?? (await keystone.serviceEndpoint('load-balancer')),
+    authHeaders: async () => ({ 'x-auth-token': (await keystone.token()).value }),
+  });
+}
+
+/** Signals Octavia and configures amphorae when the list differs from what they last got; reports, never throws. */
+async function propagate(
+  options: ApplyFlags,
+  list: readonly string[],
+  octavia: OctaviaClient | undefined,
+): Promise<void> {
+  if (options.reloadOctavia.length === 0 && octavia === undefined) return;
+  const path = octaviaStatePath(options);
+  let previous: PropagationState = {};
+  try {
+    if (existsSync(path)) previous = JSON.parse(readFileSync(path, 'utf8')) as PropagationState;
+  } catch {
+    log('ignoring an unreadable state file', { path });
+  }
+  const result = await propagateControllerList(list, previous, {
+    reload: options.reloadOctavia,
+    ...(octavia ? { octavia } : {}),
+    amphoraPush: { log },
+  });
+  for (const r of result.reloads) {
+    log(r.ok ? 'reloaded' : 'reload FAILED (tried again next pass)', { target: r.target, detail: r.detail });
+  }
+  const a = result.amphorae;
+  if (a?.error !== undefined) log('amphora configure FAILED (tried again next pass)', { error: a.error });
+  else if (a) {
+    log('amphora configure', { configured: a.configured.length, skipped: a.skipped.length, failed: a.failed.length });
+    for (const f of a.failed)
+      log('amphora configure FAILED (tried again next pass)', { amphora: f.id, error: f.error });
+  }
+  writeAtomically(path, `${JSON.stringify(result.state, null, 2)}\n`);
+}
+
+async function applyOnce(
+  options: ApplyFlags,
+  client: NeutronClient,
+  rotate: boolean,
+  octavia: OctaviaClient | undefined,
+): Promise<ApplyReport> {
   const spec = readSpec(options.file);
   const keyFile = spec.spec.heartbeatKey.file ?? `${options.file}.heartbeat-key`;
   const key = loadOrCreateHeartbeatKey(keyFile, rotate);
   if (key.created) log('generated a heartbeat key', { file: keyFile });
-  if (key.rotated)
-    log('rotated the heartbeat key: restart (or SIGHUP) the health managers and push amphora configs', {
+  if (key.rotated) {
+    // heartbeat_key is mutable and part of the amphora agent config: deliver everything again.
+    if (existsSync(octaviaStatePath(options))) writeAtomically(octaviaStatePath(options), '{}\n');
+    log('rotated the heartbeat key: reload the health managers and workers and configure the amphorae', {
       file: keyFile,
+      ...(options.reloadOctavia.length > 0 || options.configureAmphorae ? { delivery: 'this pass' } : {}),
     });
+  }
   const path = statePath(options);
   const report = await applySpec(spec, client, { previous: readState(path), log });
   writeAtomically(path, `${JSON.stringify(report.status, null, 2)}\n`);
@@ -161,15 +231,25 @@ async function applyOnce(options: ApplyFlags, client: NeutronClient, rotate: boo
   } else {
     process.stdout.write(`${describeObjects(report.objects)}\n${describeStatus(report.status)}\n`);
     process.stdout.write(
-      `controller list ${report.controllerListChanged ? 'CHANGED: restart (or SIGHUP) the health managers' : 'unchanged'}; Neutron calls: ${report.calls.reads} reads, ${report.calls.writes} writes\n`,
+      `controller list ${report.controllerListChanged ? `CHANGED${options.reloadOctavia.length > 0 ? '' : ': reload the health managers and workers (SIGHUP; see --reload-octavia)'}` : 'unchanged'}; Neutron calls: ${report.calls.reads} reads, ${report.calls.writes} writes\n`,
     );
   }
   if (report.error) log('apply stopped', { error: report.error });
+  // A pass stopped half-way knows only part of the nodes: its list is not one to hand out.
+  else await propagate(options, report.octavia.health_manager.controller_ip_port_list, octavia);
   return report;
 }
 
 async function clientFrom(options: CommonOptions): Promise<NeutronClient> {
   return NeutronClient.fromEnvironment(options.osUrl);
+}
+
+function collectReloadTarget(value: string, previous: ReloadTarget[]): ReloadTarget[] {
+  try {
+    return [...previous, parseReloadTarget(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function parseSeconds(value: string): number {
@@ -194,10 +274,25 @@ export function registerMgmtNetCommand(program: Command): void {
     .option('--interval <seconds>', 'seconds between passes with --watch', parseSeconds, 30)
     .option('--octavia-config-dir <dir>', 'write the INI fragment of each node to <dir>/<node>.conf')
     .option('--rotate-heartbeat-key', 'generate a new heartbeat key (the old one is replaced)')
+    .option(
+      '--reload-octavia <target>',
+      'when the controller list changed, SIGHUP an Octavia service (health managers and workers): systemd:<unit>, pidfile:<path> or command:<shell command>; repeatable',
+      collectReloadTarget,
+      [],
+    )
+    .option(
+      '--configure-amphorae',
+      "when the controller list changed, push it to every amphora (Octavia's amphora configure)",
+    )
+    .option(
+      '--octavia-url <url>',
+      "Octavia's API for --configure-amphorae (default: the catalog's load-balancer endpoint)",
+    )
     .action(
       guarded(async (options: ApplyFlags) => {
         const client = await clientFrom(options);
-        let report = await applyOnce(options, client, options.rotateHeartbeatKey === true);
+        const octavia = await octaviaClientFrom(options, client);
+        let report = await applyOnce(options, client, options.rotateHeartbeatKey === true, octavia);
         if (!options.watch) return report.error || !isReady(report.status) ? 1 : 0;
         // The wait between passes ends early on SIGINT/SIGTERM, so a stop never waits a full interval.
         let stopping = false;
@@ -218,7 +313,7 @@ export function registerMgmtNetCommand(program: Command): void {
           });
           if (stopping) break;
           try {
-            report = await applyOnce(options, client, false);
+            report = await applyOnce(options, client, false, octavia);
           } catch (error) {
             // Level-triggered: a failed pass (a bad edit of the spec, Neutron away) is reported and the next one tries again.
             log('pass failed', { error: (error as Error).message });

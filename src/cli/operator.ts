@@ -18,6 +18,7 @@ import { KubeConnectionError, resolveConnection } from '../mgmtnet/kube/connecti
 import { CRD_FILES, renderCrdYaml } from '../mgmtnet/kube/crds.js';
 import { runKubeNodeAgent } from '../mgmtnet/kube/node-agent.js';
 import { runOperator } from '../mgmtnet/kube/operator.js';
+import { parseWorkloadRef, type WorkloadRef } from '../mgmtnet/kube/rollout.js';
 import { NeutronClient } from '../mgmtnet/neutron-client.js';
 import { fromNeutronClient } from '../mgmtnet/node-agent/index.js';
 
@@ -27,6 +28,14 @@ interface KubeFlags {
   namespace?: string;
   osUrl?: string;
   logLevel: string;
+}
+
+function workloadRef(value: string, previous: WorkloadRef[]): WorkloadRef[] {
+  try {
+    return [...previous, parseWorkloadRef(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function seconds(value: string): number {
@@ -81,8 +90,14 @@ export function registerOperatorCommand(program: Command): void {
     program
       .command('operator')
       .description('reconcile OctaviaManagementNetwork custom resources (Kubernetes)')
-      .option('--resync <seconds>', 'reconcile every network this often, to repair drift in Neutron', seconds, 60),
-  ).action(async (flags: KubeFlags & { resync: number }) =>
+      .option('--resync <seconds>', 'reconcile every network this often, to repair drift in Neutron', seconds, 60)
+      .option(
+        '--roll-workload <kind/name>',
+        'a health manager or worker workload (daemonset/, deployment/, statefulset/) rolled when the controller list changes; repeatable',
+        workloadRef,
+        [],
+      ),
+  ).action(async (flags: KubeFlags & { resync: number; rollWorkload: WorkloadRef[] }) =>
     guarded('operator', async () => {
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-operator' } });
       const { kube, namespace } = connect(flags, 'octonet-operator');
@@ -95,6 +110,7 @@ export function registerOperatorCommand(program: Command): void {
         signal: stopSignal(logger),
         logger,
         resyncMs: flags.resync * 1000,
+        rollWorkloads: flags.rollWorkload,
       });
     }),
   );

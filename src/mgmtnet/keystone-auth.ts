@@ -49,6 +49,8 @@ export interface KeystoneToken {
   readonly projectName: string | null;
   readonly roles: readonly string[];
   readonly networkEndpoint: string;
+  /** The token's service catalog (other services' endpoints, e.g. Octavia's `load-balancer`). */
+  readonly catalog: readonly CatalogEntry[];
 }
 
 /** The first clouds.yaml that exists, in openstacksdk's order. */
@@ -173,6 +175,7 @@ export class KeystoneSession {
         projectName: issued.project?.name ?? null,
         roles: issued.roles,
         networkEndpoint: this.networkEndpoint(issued.catalog),
+        catalog: issued.catalog,
       };
     } catch (error) {
       // One error class for the commands to report (the messages name the user, never the password).
@@ -185,14 +188,23 @@ export class KeystoneSession {
 
   private networkEndpoint(catalog: readonly CatalogEntry[]): string {
     if (this.settings.endpointOverride) return this.settings.endpointOverride;
+    return this.catalogEndpoint(catalog, 'network');
+  }
+
+  /** The endpoint of a service type (e.g. `load-balancer`) for the settings' interface and region. */
+  async serviceEndpoint(type: string): Promise<string> {
+    return this.catalogEndpoint((await this.token()).catalog, type);
+  }
+
+  private catalogEndpoint(catalog: readonly CatalogEntry[], type: string): string {
     const { interface: wanted, regionName } = this.settings;
-    const service = catalog.find((entry) => entry.type === 'network');
+    const service = catalog.find((entry) => entry.type === type);
     const endpoint = (service?.endpoints ?? []).find(
       (e) => e.interface === wanted && (!regionName || e.region === regionName || e.region_id === regionName),
     );
     if (!endpoint) {
       throw new KeystoneAuthError(
-        `the service catalog has no ${wanted} network endpoint${regionName ? ` in region ${regionName}` : ''}`,
+        `the service catalog has no ${wanted} ${type} endpoint${regionName ? ` in region ${regionName}` : ''}`,
       );
     }
     return endpoint.url;

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { generateHeartbeatKey, octaviaOptions, renderIni } from '../../src/mgmtnet/octavia-config.js';
 import { encodeHeartbeat } from '../../src/mgmtnet/node-agent/heartbeat.js';
 import { useKeystone } from '../fixtures/keystone.js';
-import { useOctavia } from '../fixtures/octavia.js';
+import { insertAmphoraRows, useOctavia } from '../fixtures/octavia.js';
 import { eventually } from '../fixtures/ovn-central.js';
 
 /** Prints `section.key` for every key of the INI on stdin that Octavia does not register. */
@@ -65,19 +65,7 @@ describe('real octavia-health-manager on the rendered management-network config'
     await db.connect();
     const socket = createSocket('udp4');
     try {
-      // An amphora of an ACTIVE load balancer without listeners: a heartbeat with none is complete.
-      const lbId = randomUUID();
-      const amphoraId = randomUUID();
-      await db.query(
-        `INSERT INTO load_balancer (id, project_id, name, provisioning_status, operating_status, enabled, topology, provider, created_at)
-         VALUES ($1, $2, 'hb', 'ACTIVE', 'ONLINE', true, 'SINGLE', 'amphora', now())`,
-        [lbId, keystone.projects.a.id],
-      );
-      await db.query(
-        `INSERT INTO amphora (id, compute_id, status, load_balancer_id, role, lb_network_ip, cert_busy, created_at)
-         VALUES ($1, $2, 'ALLOCATED', $3, 'STANDALONE', '127.0.0.1', false, now())`,
-        [amphoraId, randomUUID(), lbId],
-      );
+      const { amphoraId } = await insertAmphoraRows(db, keystone.projects.a.id);
       const lastUpdate = async (): Promise<Date | undefined> =>
         (await db.query('SELECT last_update FROM amphora_health WHERE amphora_id = $1', [amphoraId])).rows[0]
           ?.last_update as Date | undefined;

@@ -35,6 +35,7 @@ import {
   type NetworkStatus,
   type PortObject,
 } from './resources.js';
+import { rollWorkloads, type WorkloadRef } from './rollout.js';
 import { runWatchLoop } from './watch-loop.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -49,6 +50,8 @@ export interface OperatorOptions {
   resyncMs?: number;
   /** First retry delay of a failed reconcile (doubles). Default 1 s. */
   retryDelayMs?: number;
+  /** Health manager and worker workloads rolled when the controller list changes (rollout.ts). */
+  rollWorkloads?: readonly WorkloadRef[];
 }
 
 export interface ReconcileContext {
@@ -56,6 +59,7 @@ export interface ReconcileContext {
   namespace: string;
   neutron: NeutronClient;
   logger?: Logger;
+  rollWorkloads?: readonly WorkloadRef[];
 }
 
 type WrittenStatus = NetworkStatus;
@@ -239,10 +243,20 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
   const controllers = report.nodes.map((n) => ({ node: n.name, addresses: n.fixedIps }));
   const configMap = renderConfigMap({ name, namespace: ctx.namespace, options: report.octavia, controllers });
   const cmAction = await applyConfigMap(ctx.kube, ctx.namespace, network, configMap);
-  if (cmAction !== 'unchanged' && report.controllerListChanged) {
+  const list = report.octavia.health_manager.controller_ip_port_list;
+  if (cmAction !== 'unchanged' && report.controllerListChanged && !ctx.rollWorkloads?.length) {
     ctx.logger?.info(
-      { mgmtNet: name, controllers: report.octavia.health_manager.controller_ip_port_list },
-      'controller_ip_port_list changed: health managers must reload (SIGHUP)',
+      { mgmtNet: name, controllers: list },
+      'controller_ip_port_list changed: roll the health managers and workers (see --roll-workload)',
+    );
+  }
+  // Level-triggered: every pass puts the list on the workloads; only a changed one rolls them.
+  for (const r of await rollWorkloads(ctx.kube, ctx.namespace, ctx.rollWorkloads ?? [], list)) {
+    if (r.action === 'unchanged') continue;
+    const level = r.action === 'rolled' ? 'info' : 'warn';
+    ctx.logger?.[level](
+      { mgmtNet: name, workload: r.workload, detail: r.detail },
+      `controller list: workload ${r.action}`,
     );
   }
   await syncPortResources(ctx.kube, ctx.namespace, network, report.nodes);
@@ -337,7 +351,13 @@ function watchPorts(w: Watches): Promise<void> {
 /** Runs until the signal aborts. */
 export async function runOperator(options: OperatorOptions): Promise<void> {
   const { kube, namespace, logger } = options;
-  const ctx: ReconcileContext = { kube, namespace, neutron: options.neutron, logger };
+  const ctx: ReconcileContext = {
+    kube,
+    namespace,
+    neutron: options.neutron,
+    logger,
+    ...(options.rollWorkloads ? { rollWorkloads: options.rollWorkloads } : {}),
+  };
   const queue: WorkQueue = new WorkQueue({
     work: async (name: string): Promise<void> => {
       try {
