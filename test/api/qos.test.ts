@@ -83,6 +83,10 @@ for (const backend of BACKENDS) {
         [policy.id],
         'tags and the tags filter work on policies',
       );
+      // Neutron serves a policy's tags under the bare collection name too (`/v2.0/policies/{id}/tags`).
+      const replaced = await admin.put(`/v2.0/policies/${policy.id}/tags`, { tags: ['lb', 'edge'] });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.deepEqual((await admin.get(`/v2.0/policies/${policy.id}/tags`)).body.tags.sort(), ['edge', 'lb']);
       const update = await a.put(`/v2.0/qos/policies/${policy.id}`, { policy: { name: 'mine' } });
       assert.equal(update.status, 403, 'updating a policy is an admin’s, even the owner’s');
     });

@@ -26,8 +26,16 @@ function excerpt(output: string, id: string): string {
   return lines.slice(start, end < 0 ? start + 40 : Math.min(end, start + 60)).join('\n');
 }
 
-/** Every record whose status is not the expected one, and every expected record that did not run. */
-export function differencesFrom(expected: ReadonlyMap<string, string>, run: TempestRun): string[] {
+/** Whether `regex` (a tempest selection) covers a record, class-level records by their class. */
+function selects(regex: RegExp, id: string): boolean {
+  return regex.test(/^\w+ \((.+)\)$/.exec(id)?.[1] ?? id);
+}
+
+/**
+ * Every record whose status is not the expected one, and every expected record that did not run
+ * (of those `selection` covers, when the run was a subset).
+ */
+export function differencesFrom(expected: ReadonlyMap<string, string>, run: TempestRun, selection?: RegExp): string[] {
   const differences: string[] = [];
   for (const [id, result] of run.results) {
     const want = expected.get(id) ?? 'pass';
@@ -36,6 +44,7 @@ export function differencesFrom(expected: ReadonlyMap<string, string>, run: Temp
     }
   }
   for (const [id, want] of expected) {
+    if (selection && !selects(selection, id)) continue;
     if (!run.results.has(id)) differences.push(`${id}: did not run, expected ${want}`);
   }
   return differences;

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REGEX=${1:-'^neutron_tempest_plugin\.api\.'}
 TARGET=${TARGET:-$NETWORK_URL}
 LABEL=${LABEL:-plugin-zed}
-WS=$CONFORM/tempest/workspace-plugin
+WS=$CONFORM/tempest/workspace-$LABEL
 RES=$CONFORM/tempest/results/$LABEL
 mkdir -p "$WS/etc" "$WS/logs" "$WS/lock" "$RES"
 
