@@ -8,6 +8,10 @@
  * the same format as the reference), records.txt (one line per subunit record, the format of
  * tempest-expected.txt), tempest.log (tempest's console output with tracebacks), compare.md (the
  * tables). Exits 0 whatever tempest found: the tables are the result.
+ *
+ * `--plugin` runs neutron-tempest-plugin's `neutron_tempest_plugin.api` instead, on octonet with a
+ * real OVN central and the reference's gateway chassis, tempest told only the extensions both sides
+ * offer (plugin-extensions.txt), compared with results-neutron-zed-plugin.txt (plugin-zed-run.sh).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
