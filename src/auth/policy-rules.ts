@@ -245,6 +245,12 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   get_policy: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
   update_policy: ADMIN,
   delete_policy: ADMIN,
+  // Tags are the owner's to set, as on every other taggable resource: Zed checks no tag policy at
+  // all (whoever sees the policy may tag it), and its tests have a project member tag its policy.
+  'create_policy:tags': ADMIN_OR_PROJECT_MEMBER,
+  'get_policy:tags': either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  'update_policy:tags': ADMIN_OR_PROJECT_MEMBER,
+  'delete_policy:tags': ADMIN_OR_PROJECT_MEMBER,
   get_rule_type: ADMIN,
   ...qosRuleRules(['bandwidth_limit_rule', 'dscp_marking_rule', 'minimum_bandwidth_rule']),
 
