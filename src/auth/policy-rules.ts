@@ -245,6 +245,13 @@ export const POLICY_RULES: Readonly<Record<string, Check>> = {
   get_policy: either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
   update_policy: ADMIN,
   delete_policy: ADMIN,
+  // Zed checks no tag policy at all: whoever sees a policy (its project, or anyone once it is
+  // shared) may tag it, though only an admin may update it; neutron-tempest-plugin's tag tests
+  // have a member tag its own policy and an admin's shared one.
+  'create_policy:tags': either(ADMIN_OR_PROJECT_MEMBER, SHARED_FLAG),
+  'get_policy:tags': either(ADMIN_OR_PROJECT_READER, SHARED_FLAG),
+  'update_policy:tags': either(ADMIN_OR_PROJECT_MEMBER, SHARED_FLAG),
+  'delete_policy:tags': either(ADMIN_OR_PROJECT_MEMBER, SHARED_FLAG),
   get_rule_type: ADMIN,
   ...qosRuleRules(['bandwidth_limit_rule', 'dscp_marking_rule', 'minimum_bandwidth_rule']),
 

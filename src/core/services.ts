@@ -109,6 +109,9 @@ export function createServices(options: {
     { path: 'floatingips', table: 'floatingips', service: floatingIps },
     { path: 'subnetpools', table: 'subnetpools', service: subnetPools },
     { path: 'qos/policies', table: 'qos_policies', service: qosPolicies },
+    // Neutron's tag extension hangs tags off the bare collection name: `/v2.0/policies/{id}/tags`
+    // is where Zed serves a QoS policy's tags (neutron-tempest-plugin's test_tag uses it).
+    { path: 'policies', table: 'qos_policies', service: qosPolicies },
   ]);
   const quotaSets = new QuotaSetService(deps);
   const availabilityZones = new AvailabilityZoneService(deps.authz);

@@ -83,6 +83,17 @@ for (const backend of BACKENDS) {
         [policy.id],
         'tags and the tags filter work on policies',
       );
+      // Neutron serves a policy's tags under the bare collection name too (`/v2.0/policies/{id}/tags`).
+      const replaced = await admin.put(`/v2.0/policies/${policy.id}/tags`, { tags: ['lb', 'edge'] });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.deepEqual((await admin.get(`/v2.0/policies/${policy.id}/tags`)).body.tags.sort(), ['edge', 'lb']);
+      // Whoever sees the policy tags it, as in Zed (which checks no tag policy): a member of the
+      // owning project, and another project's member once it is shared (though only an admin updates it).
+      const own = await a.put(`/v2.0/policies/${policy.id}/tags`, { tags: ['mine'] });
+      assert.equal(own.status, 200, own.text);
+      const theirs = await b.put(`/v2.0/policies/${policy.id}/tags`, { tags: ['theirs'] });
+      assert.equal(theirs.status, 200, theirs.text);
+      assert.equal((await admin.put(`/v2.0/policies/${policy.id}/tags`, { tags: ['lb', 'edge'] })).status, 200);
       const update = await a.put(`/v2.0/qos/policies/${policy.id}`, { policy: { name: 'mine' } });
       assert.equal(update.status, 403, 'updating a policy is an admin’s, even the owner’s');
     });

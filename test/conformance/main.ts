@@ -8,19 +8,35 @@
  * the same format as the reference), records.txt (one line per subunit record, the format of
  * tempest-expected.txt), tempest.log (tempest's console output with tracebacks), compare.md (the
  * tables). Exits 0 whatever tempest found: the tables are the result.
+ *
+ * `--plugin` runs neutron-tempest-plugin's `neutron_tempest_plugin.api` instead, on octonet with a
+ * real OVN central and the reference's gateway chassis, tempest told only the extensions both sides
+ * offer (plugin-extensions.txt), compared with results-neutron-zed-plugin.txt (plugin-zed-run.sh).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startApi } from '../fixtures/api.js';
 import { startKeystone } from '../fixtures/keystone.js';
-import { listTempest, perTest, prepareTempest, REFERENCE_NETWORK_CONFIG, runTempest } from '../fixtures/tempest.js';
+import { startOvnCentral } from '../fixtures/ovn-central.js';
+import {
+  addReferenceChassis,
+  listTempest,
+  perTest,
+  prepareTempest,
+  REFERENCE_NETWORK_CONFIG,
+  runTempest,
+} from '../fixtures/tempest.js';
+import { readAliases } from './expected.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = resolve(here, '..', '..');
 
-const HELP = `usage: scripts/conformance [--regex R] [--exclude-regex R] [--concurrency N] [--out DIR] [--reference FILE]
+const HELP = `usage: scripts/conformance [--plugin] [--regex R] [--exclude-regex R] [--concurrency N] [--out DIR] [--reference FILE]
+  --plugin         neutron-tempest-plugin's API tests instead (regex ^neutron_tempest_plugin\\.api\\.), on octonet
+                   with a real OVN central and gateway chassis, tempest told only the extensions of
+                   plugin-extensions.txt, compared with results-neutron-zed-plugin.txt
   --regex          tests to run (default ^tempest\\.api\\.network\\.)
   --exclude-regex  tests to leave out
   --concurrency    tempest workers (default 2)
@@ -38,9 +54,9 @@ function readResults(file: string): Map<string, Status> {
   return out;
 }
 
-/** `tempest.api.network.admin.test_quotas.QuotasTest.test_x` → `admin.test_quotas`. */
+/** `tempest.api.network.admin.test_quotas.QuotasTest.test_x` → `admin.test_quotas` (and the plugin's `neutron_tempest_plugin.api.`). */
 function moduleOf(id: string): string {
-  const parts = id.replace(/^tempest\.api\.network\./, '').split('.');
+  const parts = id.replace(/^(tempest\.api\.network|neutron_tempest_plugin\.api)\./, '').split('.');
   return parts
     .slice(
       0,
@@ -86,11 +102,12 @@ export function compareTables(reference: Map<string, Status>, candidate: Map<str
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
-      regex: { type: 'string', default: '^tempest\\.api\\.network\\.' },
+      plugin: { type: 'boolean', default: false },
+      regex: { type: 'string' },
       'exclude-regex': { type: 'string' },
       concurrency: { type: 'string', default: '2' },
       out: { type: 'string' },
-      reference: { type: 'string', default: join(here, 'results-neutron-zed-tempest.txt') },
+      reference: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -102,22 +119,37 @@ async function main(): Promise<number> {
   const out = resolve(values.out ?? join(repoRoot, '.state', 'conformance', stamp));
   mkdirSync(out, { recursive: true });
   const log = (msg: string) => process.stderr.write(`conformance: ${msg}\n`);
+  const plugin = values.plugin;
+  const regex = values.regex ?? (plugin ? '^neutron_tempest_plugin\\.api\\.' : '^tempest\\.api\\.network\\.');
+  const referenceFile =
+    values.reference ?? join(here, plugin ? 'results-neutron-zed-plugin.txt' : 'results-neutron-zed-tempest.txt');
 
   log('starting Keystone');
   const keystone = await startKeystone();
+  const ovn = plugin ? startOvnCentral() : undefined;
   let api: Awaited<ReturnType<typeof startApi>> | undefined;
   try {
+    if (ovn) addReferenceChassis(ovn);
     api = await startApi('sqlite', {
-      config: { ...keystone.octonetConfig(), network: REFERENCE_NETWORK_CONFIG },
+      config: {
+        ...keystone.octonetConfig(),
+        network: REFERENCE_NETWORK_CONFIG,
+        ...(ovn ? { ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } } : {}),
+      },
     });
     log(`octonet at ${api.url}, Keystone at ${keystone.url}`);
-    const ws = await prepareTempest({ keystone, networkUrl: api.url, dir: join(out, 'workspace') });
+    const ws = await prepareTempest({
+      keystone,
+      networkUrl: api.url,
+      dir: join(out, 'workspace'),
+      onlyExtensions: plugin ? readAliases(join(here, 'plugin-extensions.txt')) : undefined,
+    });
     log(`tempest.conf: ${ws.extensions.length} extensions; listing tests`);
-    const listed = await listTempest(ws, values.regex);
+    const listed = await listTempest(ws, regex);
     log(`${listed.length} tests listed; running them (concurrency ${values.concurrency})`);
     const started = Date.now();
     const run = await runTempest(ws, {
-      regex: values.regex,
+      regex,
       excludeRegex: values['exclude-regex'],
       concurrency: Number(values.concurrency),
     });
@@ -134,7 +166,8 @@ async function main(): Promise<number> {
         .join(''),
     );
     const counts = count(results.values());
-    const reference = readResults(resolve(values.reference));
+    // No reference yet (a first run producing it): the tables show octonet's side only.
+    const reference = existsSync(referenceFile) ? readResults(resolve(referenceFile)) : new Map<string, Status>();
     const selected = new Map([...reference].filter(([id]) => results.has(id)));
     const tables = compareTables(selected, new Map([...results].map(([id, s]) => [id, s as string])));
     const summary = `octonet: passed=${counts.pass} failed=${counts.fail} skipped=${counts.skip} missing=${counts.missing ?? 0} of ${listed.length} listed, ${seconds} s`;
@@ -143,6 +176,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await api?.close();
+    ovn?.stop();
     await keystone.stop();
   }
 }

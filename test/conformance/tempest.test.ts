@@ -9,7 +9,7 @@
  * runs the same suite and compares it test by test with the real Neutron's results.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,29 +17,9 @@ import { after, describe, it } from 'node:test';
 import { useApi } from '../fixtures/api.js';
 import { useKeystone } from '../fixtures/keystone.js';
 import { prepareTempest, REFERENCE_NETWORK_CONFIG, runTempest } from '../fixtures/tempest.js';
+import { differencesFrom, readExpected } from './expected.js';
 
 const EXPECTED_FILE = fileURLToPath(new URL('./tempest-expected.txt', import.meta.url));
-
-/** `<record id> <status>` lines; `#` starts a comment (the reason). */
-function readExpected(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of readFileSync(EXPECTED_FILE, 'utf8').split('\n')) {
-    const text = line.split('#')[0]!.trim();
-    if (!text) continue;
-    const at = text.lastIndexOf(' ');
-    out.set(text.slice(0, at).trim(), text.slice(at + 1));
-  }
-  return out;
-}
-
-/** tempest's console block of one test: its name line up to the next test's. */
-function excerpt(output: string, id: string): string {
-  const lines = output.split('\n');
-  const start = lines.findIndex((l) => l.includes(id));
-  if (start < 0) return '';
-  const end = lines.findIndex((l, i) => i > start && /^\{\d+\} /.test(l));
-  return lines.slice(start, end < 0 ? start + 40 : Math.min(end, start + 60)).join('\n');
-}
 
 describe('tempest.api.network against octonet with Keystone', () => {
   const keystone = useKeystone();
@@ -53,17 +33,7 @@ describe('tempest.api.network against octonet with Keystone', () => {
     const ws = await prepareTempest({ keystone, networkUrl: api.url, dir });
     assert.ok(ws.extensions.includes('standard-attr-tag'), ws.extensions.join());
     const run = await runTempest(ws, { regex: '^tempest\\.api\\.network\\.' });
-    const expected = readExpected();
-    const differences: string[] = [];
-    for (const [id, result] of run.results) {
-      const want = expected.get(id) ?? 'pass';
-      if (result.status !== want) {
-        differences.push(`${id}: ${result.status}, expected ${want}\n${excerpt(run.output, id)}`);
-      }
-    }
-    for (const [id, want] of expected) {
-      if (!run.results.has(id)) differences.push(`${id}: did not run, expected ${want}`);
-    }
+    const differences = differencesFrom(readExpected(EXPECTED_FILE), run);
     assert.ok(run.results.size > 150, `tempest ran only ${run.results.size} tests:\n${run.output.slice(-3000)}`);
     assert.deepEqual(differences, []);
   });
