@@ -105,6 +105,11 @@ describe("router gateways as Zed's ML2/OVN writes them: Gateway_Chassis on the g
       ['gw2', 1],
     ]);
     assert.deepEqual(lrp(interfaceLrp)!.gateway_chassis, [], 'an interface LRP has none');
+    assert.equal(
+      (lrp(interfaceLrp)!.external_ids as Record<string, string>)['neutron:router_name'],
+      router.id,
+      "the bare router id, as Zed's _gen_router_port_ext_ids writes it",
+    );
     assert.deepEqual(ovn.nbRows('HA_Chassis_Group'), [], 'no HA_Chassis_Group is written');
     // northd makes it a distributed gateway port: the chassisredirect binding exists.
     await eventually(() =>

@@ -179,7 +179,7 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway c
       'neutron:subnet_ids': EXT_SUBNET,
       'neutron:network_name': `neutron-${EXT}`,
       'neutron:is_ext_gw': 'True',
-      'neutron:router_name': `neutron-${R}`,
+      'neutron:router_name': R,
     });
   });
 

@@ -191,7 +191,9 @@ function routerPort(
       'neutron:subnet_ids': port.fixed_ips.map((ip) => ip.subnet_id).join(' '),
       'neutron:network_name': `neutron-${port.network_id}`,
       'neutron:is_ext_gw': gateway ? 'True' : 'False',
-      'neutron:router_name': logicalRouterName(router.id),
+      // The bare router id (`_gen_router_port_ext_ids`), unlike NAT's `neutron-<id>`: the OVN
+      // Octavia provider looks the router up as `neutron-` + this on a new interface.
+      'neutron:router_name': router.id,
     },
     options,
     ipv6_ra_configs: ra,
