@@ -99,6 +99,11 @@ describe("router gateways as Zed's ML2/OVN writes them: Gateway_Chassis on the g
     const gatewayPorts = await api.admin.get(`/v2.0/ports?device_id=${router.id}&device_owner=network:router_gateway`);
     gatewayLrp = `lrp-${(gatewayPorts.body.ports as Json[])[0]!.id}`;
     interfaceLrp = `lrp-${added.port_id}`;
+    const vm = (await post('/v2.0/ports', { port: { network_id: net.id, name: 'vm' } })).port;
+    assert.ok(
+      ovn.nbRows('Logical_Switch_Port').find((r) => r.name === vm.id),
+      `a port behind the router is written before the API answers: ${JSON.stringify(api.logs().filter((l) => (l.level as number) >= 40))}`,
+    );
 
     await expectGateway([
       ['gw1', 2],
