@@ -9,7 +9,6 @@
  * converges: the groups go, the same chassis keep the gateway in the same order.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import type { OvnMechanismDriver } from '../../src/drivers/ovn/driver.js';
 import type { FullSyncReport } from '../../src/drivers/ovn/repair/full-sync.js';
@@ -203,28 +202,25 @@ describe("router gateways as Zed's ML2/OVN writes them: Gateway_Chassis on the g
       },
     ];
     ovn.restartNb({
-      whileStopped: (db) => {
-        const ops = [
-          ...group(
-            `neutron-${router.id}`,
-            router.id as string,
-            [
-              ['gw3', 32767],
-              ['gw2', 32766],
-            ],
-            'legacy',
-          ),
-          {
-            op: 'update',
-            table: 'Logical_Router_Port',
-            where: [['name', '==', gatewayLrp]],
-            row: { gateway_chassis: ['set', []], ha_chassis_group: ['named-uuid', 'legacy'] },
-          },
-          // The group of a router deleted while octonet was away.
-          ...group(`neutron-${DEAD_ROUTER}`, DEAD_ROUTER, [['gw2', 32767]], 'orphan'),
-        ];
-        execFileSync('ovsdb-tool', ['transact', db, JSON.stringify(['OVN_Northbound', ...ops])]);
-      },
+      offlineOps: [
+        ...group(
+          `neutron-${router.id}`,
+          router.id as string,
+          [
+            ['gw3', 32767],
+            ['gw2', 32766],
+          ],
+          'legacy',
+        ),
+        {
+          op: 'update',
+          table: 'Logical_Router_Port',
+          where: [['name', '==', gatewayLrp]],
+          row: { gateway_chassis: ['set', []], ha_chassis_group: ['named-uuid', 'legacy'] },
+        },
+        // The group of a router deleted while octonet was away.
+        ...group(`neutron-${DEAD_ROUTER}`, DEAD_ROUTER, [['gw2', 32767]], 'orphan'),
+      ],
     });
     await expectGateway([
       ['gw3', 2],

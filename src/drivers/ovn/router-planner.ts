@@ -9,7 +9,7 @@
  * router: the plan clears the LRP's reference and deletes the group (its `HA_Chassis` go with it),
  * in the transaction that writes the `Gateway_Chassis` rows, so the gateway is never unscheduled.
  */
-import { namedUuid, NamedUuid, type Condition, type Operation } from './ovsdb/index.js';
+import { namedUuid, type NamedUuid, type Condition, type Operation } from './ovsdb/index.js';
 import type { GatewayChassisSpec, NatSpec, RouterPortSpec, RouterRows, StaticRouteSpec } from './router-mapping.js';
 import type { NbView } from './nb-view.js';
 import { changedColumns, type Plan } from './planner.js';
