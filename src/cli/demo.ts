@@ -146,7 +146,7 @@ async function showRouting(
   out.write(`
 A router (demo-router) joins demo-subnet to the lab's physical network ${outside.cidr}, where the
 "outside" namespace (${outside.address}) stands for the world; its gateway ${gateway} is scheduled on a
-gateway chassis through an HA chassis group. vm2 (${ipOf(ports[1]!)}) reaches the outside through SNAT:
+gateway chassis by prioritised Gateway_Chassis rows. vm2 (${ipOf(ports[1]!)}) reaches the outside through SNAT:
 
   $ ./octonet lab vm exec vm2 --lab ${LAB_NAME} -- ping -c 2 ${outside.address}
 ${indent(snat.stdout || snat.stderr)}

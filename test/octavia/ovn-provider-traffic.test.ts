@@ -7,8 +7,9 @@
  * extra VIP); a member whose server stops is taken out (OVN's Service_Monitor goes offline,
  * Octavia's member goes ERROR) while traffic keeps flowing to the other, and comes back when it
  * restarts; octonet's full pass and an NB drift repair while traffic flows leave the provider's
- * rows and columns as they were, and traffic still flows. The outside through the floating IP is
- * an open gap, reported as a todo (see the last test).
+ * rows and columns as they were, and traffic still flows; the outside reaches both members on the
+ * floating IP (the provider leaves the external switch alone: the router's gateway LRP carries
+ * `gateway_chassis`, as Zed's ML2/OVN writes it).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -352,19 +353,21 @@ describe('real Octavia on octonet: an OVN load balancer carries real traffic', {
   });
 
   /**
-   * Open gap (a todo, so that it reports without failing the suite): ovn-octavia-provider 3.0.0
-   * (Zed) tells a router's gateway port from its interfaces by the LRP's `gateway_chassis` column
-   * (`_find_ls_for_lr`); octonet writes the gateway as an `HA_Chassis_Group` (Neutron master's
-   * form), so the provider also puts the load balancer on the external network's switch. Traffic
-   * to the floating IP then never comes back, and OVS 3.1's userspace conntrack asserts in
-   * `conn_update_state` on the gateway node (its ovs-vswitchd dies). With the load balancer taken
-   * off that switch by hand the same check passed. Last in the file: it may take a datapath down.
+   * ovn-octavia-provider 3.0.0 (Zed) tells a router's gateway port from its interfaces by the LRP's
+   * `gateway_chassis` column (`_find_ls_for_lr`). While octonet wrote the gateway as an
+   * `HA_Chassis_Group` (Neutron 2023.2's form), the provider also put the load balancer on the
+   * external network's switch: traffic to the floating IP never came back, and OVS 3.1's userspace
+   * conntrack asserted in `conn_update_state` on the gateway node. Last in the file, in case a
+   * regression takes a datapath down again.
    */
-  it(
-    'the outside reaches both members on the floating IP',
-    { todo: 'the Zed provider puts the LB on the external switch: no gateway_chassis on the gateway LRP' },
-    async () => {
-      await assertSpread(outside(), fipAddress, both);
-    },
-  );
+  it('the outside reaches both members on the floating IP; the load balancer stays off the external switch', async () => {
+    const onExternal = await lab().nbctl('get', 'Logical_Switch', `neutron-${external.id as string}`, 'load_balancer');
+    const lbUuids = (await lab().nbctl('--bare', '--columns=_uuid', 'find', 'Load_Balancer', `name=${lb.id as string}`))
+      .split(/\s+/)
+      .filter(Boolean);
+    assert.ok(lbUuids.length > 0, 'the provider wrote its Load_Balancer rows');
+    for (const uuid of lbUuids)
+      assert.ok(!onExternal.includes(uuid), `the LB is not on the external switch: ${onExternal}`);
+    await assertSpread(outside(), fipAddress, both);
+  });
 });

@@ -2,7 +2,7 @@
  * The router attribute map: neutron-lib's `l3` routers merged with the extensions octonet serves
  * for them (ext-gw-mode's `enable_snat`, extraroute's `routes`, router_availability_zone, standard
  * attributes), in Neutron's merge order. `ha` and `distributed` are not here: with OVN the gateway
- * is always highly available (HA_Chassis_Group) and ML2/OVN serves neither extension.
+ * is always highly available (prioritised gateway chassis) and ML2/OVN serves neither extension.
  */
 import { NOT_SPECIFIED, type ResourceSpec } from '../attributes.js';
 import { convertNoneToEmptyList, convertToBoolean } from '../converters.js';

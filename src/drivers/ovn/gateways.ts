@@ -1,8 +1,8 @@
 /**
  * Router gateways as the driver runs them: which chassis a gateway goes to (`gateway-scheduler.ts`
  * fed with the SB chassis and the NB's current placement), rescheduling when chassis come, go or
- * change their gateway settings, and the `l3-agents` view of a router (its HA chassis group, with
- * the chassis that holds the gateway now).
+ * change their gateway settings, and the `l3-agents` view of a router (its gateway chassis by
+ * priority, with the chassis that holds the gateway now).
  */
 import type { NetworkState, RouterState } from '../host.js';
 import type { ChassisAgents } from './status/chassis-agents.js';
@@ -50,34 +50,27 @@ export class RouterGateways {
     if (!chassisChanged || this.rescheduling || this.deps.stopped()) return;
     this.rescheduling = setImmediate(() => {
       this.rescheduling = undefined;
-      for (const group of this.deps.nbView().haChassisGroups()) {
-        const id = group.external_ids['neutron:router_id'];
-        if (id) void this.deps.reconcileRouter(id).catch(() => undefined);
+      for (const name of this.deps.nbView().routersWithGateway()) {
+        if (name.startsWith('neutron-'))
+          void this.deps.reconcileRouter(name.slice('neutron-'.length)).catch(() => undefined);
       }
     });
   }
 
-  /** The router's HA chassis group as agents, by priority, marking the chassis that holds the gateway now. */
+  /** The router's gateway chassis as agents, by priority, marking the chassis that holds the gateway now. */
   async l3AgentsOfRouter(routerId: string): Promise<Record<string, unknown>[]> {
     const nb = this.deps.nbView();
     const name = logicalRouterName(routerId);
-    const group = nb.haChassisGroup(name);
-    if (!group) return [];
-    const priorities = new Map<string, number>();
-    for (const uuid of group.ha_chassis) {
-      const row = nb.haChassis(uuid);
-      if (row) priorities.set(row.chassis_name, row.priority);
-    }
-    const gatewayPort = [...(nb.logicalRouter(name)?.ports ?? [])]
-      .map((uuid) => nb.routerPortByUuid(uuid))
-      .find((lrp) => lrp?.external_ids['neutron:is_ext_gw'] === 'True');
+    const priorities = new Map(nb.gatewayPriorities(name).map((row) => [row.chassis_name, row.priority]));
+    if (priorities.size === 0) return [];
+    const gatewayPort = nb.gatewayPortOf(name);
     const active = gatewayPort
       ? this.deps.chassis.activeChassisOfGateway(gatewayPort.name.slice('lrp-'.length))
       : undefined;
     const agents = await this.deps.chassis.provider.listAgents();
     return agents
       .flatMap((agent) => {
-        // An agent's id is its chassis name; only the group's chassis are listed.
+        // An agent's id is its chassis name; only the gateway's chassis are listed.
         const priority = typeof agent.id === 'string' ? priorities.get(agent.id) : undefined;
         if (priority === undefined) return [];
         return [{ ...agent, ha_chassis_priority: priority, ha_state: agent.id === active ? 'active' : 'standby' }];

@@ -5,8 +5,8 @@
 import type {
   AclRow,
   DhcpOptionsRow,
+  GatewayChassisRow,
   HaChassisGroupRow,
-  HaChassisRow,
   LogicalRouterPortRow,
   LogicalRouterRow,
   LogicalRouterStaticRouteRow,
@@ -19,6 +19,7 @@ import type {
   NbTables,
 } from './ovsdb/index.js';
 import { DROP_PORT_GROUP } from './mapping.js';
+import { INVALID_CHASSIS } from './router-mapping.js';
 
 export type { AclRow, DhcpOptionsRow, LogicalSwitchRow, PortGroupRow } from './ovsdb/index.js';
 export type SwitchPortRow = LogicalSwitchPortRow;
@@ -46,9 +47,20 @@ export const NB_MONITORED = {
   Port_Group: ['name', 'ports', 'acls', 'external_ids'],
   ACL: ['direction', 'priority', 'match', 'action', 'log', 'name', 'severity', 'meter', 'external_ids'],
   Logical_Router: ['name', 'enabled', 'ports', 'nat', 'static_routes', 'external_ids', 'options'],
-  Logical_Router_Port: ['name', 'mac', 'networks', 'external_ids', 'options', 'ipv6_ra_configs', 'ha_chassis_group'],
+  Logical_Router_Port: [
+    'name',
+    'mac',
+    'networks',
+    'external_ids',
+    'options',
+    'ipv6_ra_configs',
+    'gateway_chassis',
+    'ha_chassis_group',
+  ],
   NAT: ['type', 'external_ip', 'logical_ip', 'logical_port', 'external_mac', 'options', 'external_ids'],
   Logical_Router_Static_Route: ['ip_prefix', 'nexthop', 'external_ids'],
+  Gateway_Chassis: ['name', 'chassis_name', 'priority'],
+  // Read only to find the groups an older octonet wrote for gateways, and remove them.
   HA_Chassis_Group: ['name', 'external_ids', 'ha_chassis'],
   HA_Chassis: ['chassis_name', 'priority'],
   QoS: ['priority', 'direction', 'match', 'action', 'bandwidth', 'external_ids'],
@@ -194,6 +206,32 @@ export class NbView {
     return this.replica.findOne('Logical_Router', 'static_routes', routeUuid);
   }
 
+  /** A router's gateway LRP (`neutron:is_ext_gw`), if it has one. */
+  gatewayPortOf(routerName: string): LogicalRouterPortRow | undefined {
+    return (this.logicalRouter(routerName)?.ports ?? [])
+      .map((uuid) => this.routerPortByUuid(uuid))
+      .find((lrp) => lrp?.external_ids['neutron:is_ext_gw'] === 'True');
+  }
+
+  /** Routers that have a gateway LRP, by name. */
+  routersWithGateway(): string[] {
+    return [...this.logicalRouters()].filter((lr) => this.gatewayPortOf(lr.name)).map((lr) => lr.name);
+  }
+
+  gatewayChassis(uuid: string): GatewayChassisRow | undefined {
+    return this.replica.get('Gateway_Chassis', uuid);
+  }
+
+  gatewayChassisByName(name: string): GatewayChassisRow | undefined {
+    return this.replica.findOne('Gateway_Chassis', 'name', name);
+  }
+
+  /** The LRP whose `gateway_chassis` hold this row. */
+  routerPortOfGatewayChassis(uuid: string): LogicalRouterPortRow | undefined {
+    return this.replica.findOne('Logical_Router_Port', 'gateway_chassis', uuid);
+  }
+
+  /** The `HA_Chassis_Group` of this name: octonet wrote one per gateway before it wrote Zed's form. */
   haChassisGroup(name: string): HaChassisGroupRow | undefined {
     return this.replica.findOne('HA_Chassis_Group', 'name', name);
   }
@@ -202,24 +240,36 @@ export class NbView {
     return this.replica.table('HA_Chassis_Group').values();
   }
 
-  haChassis(uuid: string): HaChassisRow | undefined {
-    return this.replica.get('HA_Chassis', uuid);
-  }
-
   /** The group whose `ha_chassis` hold this chassis entry. */
   groupOfHaChassis(uuid: string): HaChassisGroupRow | undefined {
     return this.replica.findOne('HA_Chassis_Group', 'ha_chassis', uuid);
   }
 
+  /**
+   * A router's gateway chassis with their priorities as the NB has them, highest first: the
+   * gateway LRP's `Gateway_Chassis`, else (an NB an older octonet wrote, until its repair) the
+   * router's `HA_Chassis_Group`. Zed's placeholder for "no chassis" is left out.
+   */
+  gatewayPriorities(routerName: string): { chassis_name: string; priority: number }[] {
+    const lrp = this.gatewayPortOf(routerName);
+    const rows: { chassis_name: string; priority: number }[] = (lrp?.gateway_chassis ?? [])
+      .map((uuid) => this.gatewayChassis(uuid))
+      .filter((row): row is GatewayChassisRow => row !== undefined);
+    const group = this.haChassisGroup(routerName);
+    if (rows.length === 0 && group)
+      for (const uuid of group.ha_chassis) {
+        const row = this.replica.get('HA_Chassis', uuid);
+        if (row) rows.push(row);
+      }
+    return rows
+      .filter((row) => row.chassis_name !== INVALID_CHASSIS)
+      .sort((a, b) => b.priority - a.priority)
+      .map(({ chassis_name, priority }) => ({ chassis_name, priority }));
+  }
+
   /** A router's gateway chassis as the NB has them, highest priority first. */
   gatewayChassisOf(routerName: string): string[] {
-    const group = this.haChassisGroup(routerName);
-    if (!group) return [];
-    return group.ha_chassis
-      .map((uuid) => this.haChassis(uuid))
-      .filter((row): row is HaChassisRow => row !== undefined)
-      .sort((a, b) => b.priority - a.priority)
-      .map((row) => row.chassis_name);
+    return this.gatewayPriorities(routerName).map((row) => row.chassis_name);
   }
 
   /** Whether a Port_Group is one octonet (or Neutron) manages. */

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { FloatingIpState, NetworkState, PortState, RouterState, SubnetState } from '../host.js';
 import { scheduleGateway, type GatewayCandidate } from './gateway-scheduler.js';
 import { switchPortRows } from './mapping.js';
-import { routerRows } from './router-mapping.js';
+import { INVALID_CHASSIS, routerRows } from './router-mapping.js';
 
 const R = 'ro000000-0000-0000-0000-000000000001';
 const EXT = 'ex000000-0000-0000-0000-000000000001';
@@ -141,7 +141,7 @@ const context = {
 };
 const options = { macBindingAgeThreshold: 300, metadataEnabled: true };
 
-describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, HA chassis group', () => {
+describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway chassis', () => {
   const rows = routerRows(router(), context, options);
 
   it('the router: neutron-<id>, enabled, its names and revision, the options ML2/OVN sets', () => {
@@ -179,7 +179,7 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, HA chassi
       'neutron:subnet_ids': EXT_SUBNET,
       'neutron:network_name': `neutron-${EXT}`,
       'neutron:is_ext_gw': 'True',
-      'neutron:router_name': `neutron-${R}`,
+      'neutron:router_name': R,
     });
   });
 
@@ -252,19 +252,23 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, HA chassi
     assert.equal(centralized.external_mac, undefined, 'off: the column is left alone (centralized)');
   });
 
-  it('the HA chassis group: neutron-<router>, priorities 32767 downward in scheduling order', () => {
-    assert.equal(rows.haGroup!.name, `neutron-${R}`);
-    assert.deepEqual(rows.haGroup!.external_ids, { 'neutron:availability_zone_hints': '', 'neutron:router_id': R });
+  it("the gateway LRP's Gateway_Chassis as Zed writes them: lrp-<port>_<chassis>, priority N..1 in order", () => {
+    const lrp = `lrp-${gatewayPort.id}`;
+    assert.deepEqual(rows.ports[1]!.gatewayChassis, [
+      { name: `${lrp}_node2`, chassis_name: 'node2', priority: 2 },
+      { name: `${lrp}_node1`, chassis_name: 'node1', priority: 1 },
+    ]);
+    assert.deepEqual(rows.ports[0]!.gatewayChassis, [], 'an interface has none');
     assert.deepEqual(
-      [...rows.haGroup!.chassis],
-      [
-        ['node2', 32767],
-        ['node1', 32766],
-      ],
+      routerRows(router(), { ...context, gatewayChassis: [] }, options).ports[1]!.gatewayChassis,
+      [{ name: `${lrp}_${INVALID_CHASSIS}`, chassis_name: 'neutron-ovn-invalid-chassis', priority: 1 }],
+      'no chassis can take it: the placeholder keeps the LRP a (unhosted) gateway port',
     );
-    assert.equal(
-      routerRows(router({ gw_port_id: null, external_gateway_info: null }), context, options).haGroup,
-      undefined,
+    assert.deepEqual(
+      routerRows(router({ gw_port_id: null, external_gateway_info: null }), context, options).ports.map(
+        (p) => p.gatewayChassis,
+      ),
+      [[]],
     );
   });
 

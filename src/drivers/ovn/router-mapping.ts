@@ -6,8 +6,11 @@
  * - one `Logical_Router` `neutron-<router>`;
  * - one `Logical_Router_Port` `lrp-<port>` per interface port and for the gateway port, whose
  *   peer LSP is a `router` type port (see `mapping.ts`);
- * - the gateway LRP's `HA_Chassis_Group` `neutron-<router>`: gateway chassis at priorities 32767
- *   downward (master's form; Zed used `Gateway_Chassis` rows);
+ * - the gateway LRP's `gateway_chassis`: one `Gateway_Chassis` row `lrp-<port>_<chassis>` per
+ *   scheduled chassis, priorities N down to 1 in scheduling order, or the single placeholder
+ *   `neutron-ovn-invalid-chassis` when no chassis can take it (Zed's form: `_create_lrouter_port`,
+ *   `commands.py:_add_gateway_chassis`, `l3_ovn_scheduler.py`). Neutron 2023.2 moved to an
+ *   `HA_Chassis_Group`; Zed's ovn-octavia-provider recognises a gateway port only by this column;
  * - a default route per gateway subnet with a gateway IP, and the extra routes;
  * - `snat` from each gateway IPv4 address for each attached IPv4 subnet (the per-subnet form, which
  *   master keeps when `ovn_router_indirect_snat` is off and Zed always wrote);
@@ -21,8 +24,11 @@ import type { StringMap } from './mapping.js';
 
 export const ROUTER_INTERFACE_OWNERS = ['network:router_interface', 'network:router_interface_distributed'];
 export const ROUTER_GATEWAY_OWNER = 'network:router_gateway';
-/** `HA_CHASSIS_GROUP_HIGHEST_PRIORITY`. */
-export const HIGHEST_PRIORITY = 32767;
+/**
+ * `OVN_GATEWAY_INVALID_CHASSIS`: what Zed's scheduler writes when no chassis can take a gateway, so
+ * that the LRP stays a gateway port (unhosted) until a chassis comes.
+ */
+export const INVALID_CHASSIS = 'neutron-ovn-invalid-chassis';
 /** `MAX_GW_CHASSIS`: most chassis a gateway is scheduled on. */
 export const MAX_GATEWAY_CHASSIS = 5;
 
@@ -53,8 +59,10 @@ export interface RouterPortSpec {
   readonly external_ids: StringMap;
   readonly options: StringMap;
   readonly ipv6_ra_configs: StringMap;
-  /** The gateway LRP carries the router's HA chassis group. */
+  /** The router's gateway port (it carries the gateway chassis). */
   readonly gateway: boolean;
+  /** The gateway port's `Gateway_Chassis` rows, highest priority first; empty for interfaces. */
+  readonly gatewayChassis: readonly GatewayChassisSpec[];
 }
 
 export interface NatSpec {
@@ -74,11 +82,11 @@ export interface StaticRouteSpec {
   readonly external_ids: StringMap;
 }
 
-export interface HaChassisGroupSpec {
+/** A `Gateway_Chassis` row (no `external_ids` or `options`: ML2/OVN writes none). */
+export interface GatewayChassisSpec {
   readonly name: string;
-  readonly external_ids: StringMap;
-  /** chassis name → priority. */
-  readonly chassis: ReadonlyMap<string, number>;
+  readonly chassis_name: string;
+  readonly priority: number;
 }
 
 export interface RouterRows {
@@ -86,7 +94,6 @@ export interface RouterRows {
   readonly ports: readonly RouterPortSpec[];
   readonly nats: readonly NatSpec[];
   readonly routes: readonly StaticRouteSpec[];
-  readonly haGroup: HaChassisGroupSpec | undefined;
 }
 
 /** What the router mapping needs besides the router. */
@@ -133,6 +140,15 @@ function isProviderType(network: NetworkState | undefined): boolean {
   return type === 'vlan' || type === 'flat';
 }
 
+/**
+ * `_add_gateway_chassis`: `lrp-<port>_<chassis>`, priority N for the first of N chassis down to 1
+ * for the last; the invalid-chassis placeholder when none was scheduled.
+ */
+function gatewayChassisRows(lrpName: string, chassis: readonly string[]): GatewayChassisSpec[] {
+  const names = chassis.length > 0 ? chassis : [INVALID_CHASSIS];
+  return names.map((name, i) => ({ name: `${lrpName}_${name}`, chassis_name: name, priority: names.length - i }));
+}
+
 /** `_get_nets_and_ipv6_ra_confs_for_router_port` + `_gen_router_port_options` + ext ids. */
 function routerPort(
   router: RouterState,
@@ -165,8 +181,9 @@ function routerPort(
       .filter((mtu): mtu is number => mtu !== undefined);
     if (mtus.length > 0) options.gateway_mtu = String(Math.min(...mtus));
   }
+  const name = routerPortName(port.id);
   return {
-    name: routerPortName(port.id),
+    name,
     mac: port.mac_address,
     networks,
     external_ids: {
@@ -174,11 +191,14 @@ function routerPort(
       'neutron:subnet_ids': port.fixed_ips.map((ip) => ip.subnet_id).join(' '),
       'neutron:network_name': `neutron-${port.network_id}`,
       'neutron:is_ext_gw': gateway ? 'True' : 'False',
-      'neutron:router_name': logicalRouterName(router.id),
+      // The bare router id (`_gen_router_port_ext_ids`), unlike NAT's `neutron-<id>`: the OVN
+      // Octavia provider looks the router up as `neutron-` + this on a new interface.
+      'neutron:router_name': router.id,
     },
     options,
     ipv6_ra_configs: ra,
     gateway,
+    gatewayChassis: gateway ? gatewayChassisRows(name, context.gatewayChassis) : [],
   };
 }
 
@@ -254,17 +274,5 @@ export function routerRows(
     });
   }
 
-  const haGroup: HaChassisGroupSpec | undefined =
-    gatewayPort && context.gatewayChassis.length > 0
-      ? {
-          name: logicalRouterName(router.id),
-          external_ids: {
-            'neutron:availability_zone_hints': router.availability_zone_hints.join(','),
-            'neutron:router_id': router.id,
-          },
-          chassis: new Map(context.gatewayChassis.map((name, i) => [name, HIGHEST_PRIORITY - i])),
-        }
-      : undefined;
-
-  return { router: logicalRouter(router, options), ports: lrps, nats, routes, haGroup };
+  return { router: logicalRouter(router, options), ports: lrps, nats, routes };
 }

@@ -1,12 +1,16 @@
 /**
  * A router's desired rows (`router-mapping.ts`) + the NB replica → the operations that make the NB
  * match: the Logical_Router, its ports, NAT rules and static routes (rows that live only inside the
- * router, added and removed through its set columns), and the gateway's HA_Chassis_Group with its
- * HA_Chassis rows. Rows inside the router are matched by their identity: LRPs by name, NAT by
- * (type, external IP, logical IP), routes by (prefix, next hop), chassis by name.
+ * router, added and removed through its set columns), and the gateway LRP's `Gateway_Chassis`
+ * rows. Rows inside the router are matched by their identity: LRPs by name, NAT by (type, external
+ * IP, logical IP), routes by (prefix, next hop), gateway chassis by name.
+ *
+ * An NB written by an older octonet holds the gateway as an `HA_Chassis_Group` named after the
+ * router: the plan clears the LRP's reference and deletes the group (its `HA_Chassis` go with it),
+ * in the transaction that writes the `Gateway_Chassis` rows, so the gateway is never unscheduled.
  */
-import { namedUuid, NamedUuid, type Condition, type Operation } from './ovsdb/index.js';
-import type { HaChassisGroupSpec, NatSpec, RouterPortSpec, RouterRows, StaticRouteSpec } from './router-mapping.js';
+import { namedUuid, type NamedUuid, type Condition, type Operation } from './ovsdb/index.js';
+import type { GatewayChassisSpec, NatSpec, RouterPortSpec, RouterRows, StaticRouteSpec } from './router-mapping.js';
 import type { NbView } from './nb-view.js';
 import { changedColumns, type Plan } from './planner.js';
 
@@ -16,54 +20,31 @@ const natKey = (n: { type: string; external_ip: string; logical_ip: string }) =>
   `${n.type}|${n.external_ip}|${n.logical_ip}`;
 const routeKey = (r: { ip_prefix: string; nexthop: string }) => `${r.ip_prefix}|${r.nexthop}`;
 
-/** The HA group: written first, so the gateway LRP can point at it. */
-function planHaGroup(nb: NbView, spec: HaChassisGroupSpec, ops: Operation[]): string | NamedUuid {
-  const actual = nb.haChassisGroup(spec.name);
-  const chassisRow = (name: string, priority: number, ref: string) => {
-    ops.push({ op: 'insert', table: 'HA_Chassis', row: { chassis_name: name, priority }, uuidName: ref });
-    return namedUuid(ref);
-  };
-  if (!actual) {
-    const refs = [...spec.chassis].map(([name, priority]) =>
-      chassisRow(name, priority, uuidName('hac', `${spec.name}_${name}`)),
-    );
-    const ref = uuidName('hcg', spec.name);
-    ops.push({
-      op: 'insert',
-      table: 'HA_Chassis_Group',
-      row: { name: spec.name, external_ids: spec.external_ids, ha_chassis: refs },
-      uuidName: ref,
-    });
-    return namedUuid(ref);
-  }
-  const where = [byUuid(actual._uuid)];
-  if (Object.keys(changedColumns({ external_ids: spec.external_ids }, actual)).length > 0) {
-    ops.push({ op: 'update', table: 'HA_Chassis_Group', where, row: { external_ids: spec.external_ids } });
-  }
-  const present = new Map<string, string>();
-  const stale: string[] = [];
-  for (const uuid of actual.ha_chassis) {
-    const row = nb.haChassis(uuid);
-    if (!row || !spec.chassis.has(row.chassis_name) || present.has(row.chassis_name)) {
-      stale.push(uuid);
-      continue;
+/**
+ * The port's `Gateway_Chassis` rows, written before the LRP that points at them: a row found by
+ * its name (unique in the schema) is kept and corrected, a missing one inserted. Rows the LRP
+ * stops pointing at are not deleted: the table is not a root, so ovsdb-server collects them.
+ */
+function planGatewayChassis(
+  nb: NbView,
+  specs: readonly GatewayChassisSpec[],
+  ops: Operation[],
+): (string | NamedUuid)[] {
+  return specs.map((spec) => {
+    const actual = nb.gatewayChassisByName(spec.name);
+    if (!actual) {
+      const ref = uuidName('gwc', spec.name);
+      ops.push({ op: 'insert', table: 'Gateway_Chassis', row: { ...spec }, uuidName: ref });
+      return namedUuid(ref);
     }
-    present.set(row.chassis_name, uuid);
-    const priority = spec.chassis.get(row.chassis_name)!;
-    if (row.priority !== priority)
-      ops.push({ op: 'update', table: 'HA_Chassis', where: [byUuid(uuid)], row: { priority } });
-  }
-  const added = [...spec.chassis]
-    .filter(([name]) => !present.has(name))
-    .map(([name, priority]) => chassisRow(name, priority, uuidName('hac', `${spec.name}_${name}`)));
-  if (added.length > 0)
-    ops.push({ op: 'mutate', table: 'HA_Chassis_Group', where, mutations: [['ha_chassis', 'insert', added]] });
-  if (stale.length > 0)
-    ops.push({ op: 'mutate', table: 'HA_Chassis_Group', where, mutations: [['ha_chassis', 'delete', stale]] });
-  return actual._uuid;
+    const changed = changedColumns({ chassis_name: spec.chassis_name, priority: spec.priority }, actual);
+    if (Object.keys(changed).length > 0)
+      ops.push({ op: 'update', table: 'Gateway_Chassis', where: [byUuid(actual._uuid)], row: changed });
+    return actual._uuid;
+  });
 }
 
-function lrpRow(spec: RouterPortSpec, group: string | NamedUuid | null): Record<string, unknown> {
+function lrpRow(spec: RouterPortSpec, gatewayChassis: (string | NamedUuid)[]): Record<string, unknown> {
   return {
     name: spec.name,
     mac: spec.mac,
@@ -71,24 +52,28 @@ function lrpRow(spec: RouterPortSpec, group: string | NamedUuid | null): Record<
     external_ids: spec.external_ids,
     options: spec.options,
     ipv6_ra_configs: spec.ipv6_ra_configs,
-    ha_chassis_group: spec.gateway ? group : null,
+    gateway_chassis: gatewayChassis,
+    ha_chassis_group: null,
   };
 }
 
 /**
- * A router; `desired` undefined deletes it (its ports, NAT and routes go with it) and its HA group.
+ * A router; `desired` undefined deletes it (its ports, NAT, routes and gateway chassis go with it)
+ * and any HA group an older octonet left for it.
  */
 export function planRouter(nb: NbView, routerName: string, desired: RouterRows | undefined): Plan {
   const actual = nb.logicalRouter(routerName);
-  const group = nb.haChassisGroup(routerName);
+  const legacyGroup = nb.haChassisGroup(routerName);
+  const dropLegacyGroup = (ops: Operation[]) => {
+    if (legacyGroup) ops.push({ op: 'delete', table: 'HA_Chassis_Group', where: [byUuid(legacyGroup._uuid)] });
+  };
   if (!desired) {
     const ops: Operation[] = [];
     if (actual) ops.push({ op: 'delete', table: 'Logical_Router', where: [byUuid(actual._uuid)] });
-    if (group) ops.push({ op: 'delete', table: 'HA_Chassis_Group', where: [byUuid(group._uuid)] });
+    dropLegacyGroup(ops);
     return { ops, outcome: ops.length > 0 ? 'deleted' : 'unchanged' };
   }
   const ops: Operation[] = [];
-  const groupRef = desired.haGroup ? planHaGroup(nb, desired.haGroup, ops) : null;
   const lrRef: string | NamedUuid = actual?._uuid ?? namedUuid(uuidName('lr', routerName));
   const routerWhere = [byUuid(typeof lrRef === 'string' ? lrRef : '')];
   const addToRouter = (column: 'ports' | 'nat' | 'static_routes', refs: (string | NamedUuid)[]) => {
@@ -106,12 +91,11 @@ export function planRouter(nb: NbView, routerName: string, desired: RouterRows |
   const wantedPorts = new Set(desired.ports.map((p) => p.name));
   for (const spec of desired.ports) {
     const existing = nb.routerPort(spec.name);
-    const row = lrpRow(spec, groupRef);
+    const row = lrpRow(spec, planGatewayChassis(nb, spec.gatewayChassis, ops));
     if (existing) {
       portRefs.push(existing._uuid);
-      const plain = Object.fromEntries(Object.entries(row).filter(([, v]) => !(v instanceof NamedUuid)));
-      const changed = changedColumns(plain, existing);
-      for (const [column, value] of Object.entries(row)) if (value instanceof NamedUuid) changed[column] = value;
+      // A new Gateway_Chassis (a named uuid) never equals a stored uuid, so the column is rewritten.
+      const changed = changedColumns(row, existing);
       if (Object.keys(changed).length > 0)
         ops.push({ op: 'update', table: 'Logical_Router_Port', where: [byUuid(existing._uuid)], row: changed });
       if (actual && !actual.ports.includes(existing._uuid)) addToRouter('ports', [existing._uuid]);
@@ -198,7 +182,7 @@ export function planRouter(nb: NbView, routerName: string, desired: RouterRows |
     removeFromRouter('nat', staleNats);
     removeFromRouter('static_routes', staleRoutes);
   }
-  // The group outlives a gateway only as long as the gateway does.
-  if (!desired.haGroup && group) ops.push({ op: 'delete', table: 'HA_Chassis_Group', where: [byUuid(group._uuid)] });
+  // After the LRP update above has dropped its reference (one transaction: checked at commit).
+  dropLegacyGroup(ops);
   return { ops, outcome: ops.length === 0 ? 'unchanged' : actual ? 'updated' : 'created' };
 }

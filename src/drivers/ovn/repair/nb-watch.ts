@@ -103,6 +103,11 @@ export class NbWatch {
         return routerKeys(nb.routerOfNat(change.uuid)?.name);
       case 'Logical_Router_Static_Route':
         return routerKeys(nb.routerOfRoute(change.uuid)?.name);
+      case 'Gateway_Chassis': {
+        const lrp = nb.routerPortOfGatewayChassis(change.uuid);
+        return routerKeys(lrp ? nb.routerOfPort(lrp._uuid)?.name : undefined);
+      }
+      // Groups an older octonet wrote: the router's repair removes them.
       case 'HA_Chassis_Group': {
         const id = (change.row ?? change.old)!.external_ids['neutron:router_id'];
         return id ? [keyOf('router', id)] : [];
