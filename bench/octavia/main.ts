@@ -37,16 +37,19 @@ const providers = values.providers.split(',');
 const sides = values.neutron.split(',') as SideName[];
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The last ERROR lines of Octavia's worker and API, to say why a create failed. */
+/** The last distinct ERROR messages (no traceback frames) of Octavia's worker and API: why a create failed. */
 function octaviaErrors(octavia: OctaviaFixture): string {
-  const lines = (['octavia-worker', 'octavia-api'] as const).flatMap((service) =>
+  const messages = (['octavia-worker', 'octavia-api'] as const).flatMap((service) =>
     octavia
       .log(service)
       .split('\n')
-      .filter((line) => / ERROR /.test(line))
-      .map((line) => `${service}: ${line.slice(0, 400)}`),
+      .map((line) =>
+        /^\S+ \S+ \d+ ERROR \S+ (?!\s*File ")(?!\s*\^)(?!Traceback)(.*\w+(?:Exception|Error|Failure)\b.*)$/.exec(line),
+      )
+      .filter((match) => match !== null)
+      .map((match) => `${service}: ${match[1]!.trim().slice(0, 400)}`),
   );
-  return lines.slice(-6).join('\n');
+  return [...new Set(messages)].slice(-3).join('\n');
 }
 
 interface SideRun {
@@ -103,9 +106,7 @@ async function measure(run: SideRun): Promise<Series[]> {
     if (providers.includes('amphora')) {
       results.push(await series(run, 'amphora, SINGLE', ['--provider', 'amphora', ...vip]));
       await activeStandbyFlavor(run.octavia.cli, 'ha');
-      results.push(
-        await series(run, 'amphora, ACTIVE_STANDBY', ['--provider', 'amphora', '--flavor', 'ha', ...vip]),
-      );
+      results.push(await series(run, 'amphora, ACTIVE_STANDBY', ['--provider', 'amphora', '--flavor', 'ha', ...vip]));
     }
   } finally {
     const left = await removeNetworks(run.side.admin, made);
@@ -129,8 +130,8 @@ async function runSide(name: SideName): Promise<Series[]> {
   let mgmt: LbMgmtNet | undefined;
   try {
     const novaUser = await keystone.addServiceUser('nova', ['admin', 'service']);
-    side = name === 'octonet' ? await startOctonetSide(keystone, novaUser) : await attachAnchor(repoRoot);
-    proxy = await startMeasurementProxy(side.url);
+    side = name === 'octonet' ? await startOctonetSide(keystone, novaUser) : await attachAnchor(repoRoot, keystone);
+    proxy = await startMeasurementProxy(side.url, side.prepare);
     await keystone.setEndpoint('network', proxy.url);
     if (providers.includes('amphora')) {
       nova = await startNova({ keystone, neutronUrl: proxy.url, computeHosts: [side.computeHost], novaUser });

@@ -7,6 +7,17 @@
  * named after for its ports to bind, and admin calls that bypass the proxy (set-up and clean-up, which
  * are not measured). The anchor is started with its start.sh when it does not answer, and is never
  * stopped or wiped: other people use it. What the bench makes there, it deletes (removeNetworks).
+ *
+ * Identity on the anchor: its stock noauth pipeline makes every call an admin of `fake_project_id`,
+ * so Octavia's amphora ports would belong to that project while Nova boots the amphorae in Keystone's
+ * `service` project, and Nova refuses to attach them ("Port ... not usable for instance": the port's
+ * project must be the instance's). So the proxy does for the anchor what keystonemiddleware's
+ * authtoken does inside a deployed neutron-server: it validates the caller's Keystone token (once per
+ * token, cached, as authtoken caches) and sends the call to the anchor's `/hdr/v2.0` pipeline, which
+ * builds the request context from the X-User-Id / X-Project-Id / X-Roles headers exactly as behind
+ * authtoken. The validation happens before the proxy's clock starts: Neutron's figure leaves out the
+ * token check that octonet's figure includes (octonet runs with `--auth keystone`), which only flatters
+ * Neutron.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,6 +27,7 @@ import type { KeystoneFixture, KeystoneUser } from '../../test/fixtures/keystone
 import { octonetNovaConfig } from '../../test/fixtures/nova.js';
 import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
 import { anchorDir, anchorRunnable } from '../api/neutron-target.js';
+import type { Forwarded, Prepare } from './measurement-proxy.js';
 
 export type SideName = 'octonet' | 'anchor';
 
@@ -39,6 +51,8 @@ export interface NeutronSide {
   /** A registered chassis: the one nova-compute is named after, so the amphorae's ports bind. */
   readonly computeHost: string;
   readonly admin: AdminCalls;
+  /** What the measurement proxy does to a call before forwarding it (the anchor's token check). */
+  readonly prepare?: Prepare;
   /**
    * octonet's own request log since `from` (a count returned earlier): its calls and their summed
    * handling time, a cross-check of the proxy's figure. Only octonet has one.
@@ -133,8 +147,53 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+interface ValidatedToken {
+  token: {
+    user: { id: string; name: string; domain: { id: string } };
+    project?: { id: string; name: string; domain: { id: string } };
+    roles?: { name: string }[];
+  };
+}
+
+/**
+ * authtoken's part for the anchor: the caller's token validated by Keystone (the token itself is
+ * allowed to read its own validation), turned into the identity headers keystonemiddleware sets, and
+ * `/v2.0` calls sent to the anchor's trusted-header pipeline `/hdr/v2.0`.
+ */
+function keystoneIdentity(keystone: KeystoneFixture): Prepare {
+  const validated = new Map<string, Promise<Record<string, string>>>();
+  const validate = async (token: string): Promise<Record<string, string>> => {
+    const response = await fetch(`${keystone.url}/auth/tokens`, {
+      headers: { 'x-auth-token': token, 'x-subject-token': token },
+    });
+    if (response.status !== 200) throw new Error(`Keystone rejected a token: ${response.status}`);
+    const { token: t } = (await response.json()) as ValidatedToken;
+    return {
+      'x-identity-status': 'Confirmed',
+      'x-user-id': t.user.id,
+      'x-user-name': t.user.name,
+      'x-user-domain-id': t.user.domain.id,
+      ...(t.project
+        ? { 'x-project-id': t.project.id, 'x-project-name': t.project.name, 'x-project-domain-id': t.project.domain.id }
+        : {}),
+      'x-roles': (t.roles ?? []).map((r) => r.name).join(','),
+    };
+  };
+  return async (request: Forwarded): Promise<Forwarded> => {
+    const token = request.headers['x-auth-token'];
+    if (typeof token !== 'string' || !request.path.startsWith('/v2.0')) return request;
+    let identity = validated.get(token);
+    if (!identity) {
+      identity = validate(token);
+      validated.set(token, identity);
+      identity.catch(() => validated.delete(token));
+    }
+    return { path: `/hdr${request.path}`, headers: { ...request.headers, ...(await identity) } };
+  };
+}
+
 /** The anchor, started with its (idempotent) start.sh if it does not answer; never stopped here. */
-export async function attachAnchor(repoRoot: string): Promise<NeutronSide> {
+export async function attachAnchor(repoRoot: string, keystone: KeystoneFixture): Promise<NeutronSide> {
   if (!(await answers(`${ANCHOR_URL}/v2.0/networks?limit=1`))) {
     const runnable = anchorRunnable(repoRoot);
     if (!runnable.runnable) throw new Error(`the Neutron anchor does not run and cannot start: ${runnable.reason}`);
@@ -148,6 +207,7 @@ export async function attachAnchor(repoRoot: string): Promise<NeutronSide> {
     ovn: ANCHOR_OVN,
     computeHost: ANCHOR_CHASSIS,
     admin: adminCalls(ANCHOR_URL, () => Promise.resolve({})),
+    prepare: keystoneIdentity(keystone),
     stop: () => Promise.resolve(),
   };
 }

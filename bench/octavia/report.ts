@@ -62,7 +62,9 @@ export function printSeries(series: Series): void {
 /** The comparison table (markdown, as bench/octavia/README.md carries it). */
 export function printComparison(all: readonly Series[]): void {
   const providers = [...new Set(all.map((s) => s.provider))];
-  console.log('\n| provider | Neutron | end to end (median) | Neutron calls (median) | summed latency (median) | octonet ÷ Neutron Zed |');
+  console.log(
+    '\n| provider | Neutron | end to end (median) | Neutron calls (median) | summed latency (median) | octonet ÷ Neutron Zed |',
+  );
   console.log('| --- | --- | ---: | ---: | ---: | ---: |');
   for (const provider of providers) {
     const octonet = all.find((s) => s.provider === provider && s.side === 'octonet');
