@@ -13,7 +13,9 @@
  * nothing piles up on the shared anchor. Prints figures only (nothing is asserted). Needs root.
  *
  *   node --import tsx bench/octavia/main.ts [--count N] [--providers ovn,amphora] [--neutron octonet,anchor]
+ *                                           [--save FILE] [--from FILE,FILE]
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Json } from '../../test/fixtures/json.js';
@@ -22,7 +24,14 @@ import { startNova, type NovaFixture } from '../../test/fixtures/nova.js';
 import { startOctavia, type OctaviaFixture } from '../../test/fixtures/octavia.js';
 import { activeStandbyFlavor, lbMgmtNet, type LbMgmtNet } from '../../test/fixtures/octavia-amphora.js';
 import { startMeasurementProxy, type MeasurementProxy } from './measurement-proxy.js';
-import { attachAnchor, removeNetworks, startOctonetSide, type NeutronSide, type SideName } from './neutron-sides.js';
+import {
+  attachAnchor,
+  removeDefaultSecurityGroups,
+  removeNetworks,
+  startOctonetSide,
+  type NeutronSide,
+  type SideName,
+} from './neutron-sides.js';
 import { printComparison, printSeries, type Series } from './report.js';
 
 const { values } = parseArgs({
@@ -30,6 +39,10 @@ const { values } = parseArgs({
     count: { type: 'string', default: '5' },
     providers: { type: 'string', default: 'ovn,amphora' },
     neutron: { type: 'string', default: 'octonet,anchor' },
+    /** Writes every series as JSON, for `--from` (sides run as separate processes, side by side). */
+    save: { type: 'string' },
+    /** Runs nothing: prints the comparison of series saved earlier (comma-separated files). */
+    from: { type: 'string' },
   },
 });
 const count = Number(values.count);
@@ -159,6 +172,12 @@ async function runSide(name: SideName): Promise<Series[]> {
       if (sg !== 204) left.push(`security group ${mgmt.secGroupId} (${sg})`);
       if (left.length) console.error(`not deleted from ${side.label}: ${left.join(', ')}`);
     }
+    if (side) {
+      const projects = [keystone.projects.service.id, keystone.users.cloudAdmin.project.id];
+      await removeDefaultSecurityGroups(side.admin, projects).catch((error: Error) =>
+        console.error(`default security groups left on ${side?.label}: ${error.message}`),
+      );
+    }
     await nova?.stop();
     await proxy?.close();
     await side?.stop();
@@ -166,8 +185,10 @@ async function runSide(name: SideName): Promise<Series[]> {
   }
 }
 
-const all: Series[] = [];
-for (const name of sides) {
+const all: Series[] = values.from
+  ? values.from.split(',').flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as Series[])
+  : [];
+for (const name of values.from ? [] : sides) {
   try {
     for (const s of await runSide(name)) {
       printSeries(s);
@@ -177,4 +198,5 @@ for (const name of sides) {
     console.error(`\n${name}: could not run: ${(error as Error).stack ?? String(error)}`);
   }
 }
+if (values.save) writeFileSync(values.save, JSON.stringify(all, null, 1));
 printComparison(all);

@@ -242,3 +242,11 @@ export async function removeNetworks(admin: AdminCalls, networkIds: readonly str
   }
   return left;
 }
+
+/** Deletes the `default` security groups Neutron made for `projectIds` when they first called it. */
+export async function removeDefaultSecurityGroups(admin: AdminCalls, projectIds: readonly string[]): Promise<void> {
+  for (const projectId of projectIds) {
+    const { security_groups } = await admin.get(`security-groups?name=default&project_id=${projectId}&fields=id`);
+    for (const group of security_groups as { id: string }[]) await admin.delete(`security-groups/${group.id}`);
+  }
+}
