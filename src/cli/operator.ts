@@ -2,6 +2,7 @@
  * `octonet operator`: the management-network reconcile driven by Kubernetes custom resources
  * (src/mgmtnet/kube). Subcommands:
  *   octonet operator [--kube-url URL | --kubeconfig FILE] [--namespace NS] [--os-url URL]
+ *                    [--no-leader-elect] [--lease-name NAME] [--lease-duration/--renew-deadline/--retry-period S]
  *   octonet operator node-agent [--node NAME]   (the DaemonSet: plugs its node's ports)
  *   octonet operator crds [--write DIR]          (the CRD manifests, generated from the spec schema)
  * The Kubernetes flavour of the node agent lives here, not as a flag on `octonet node-agent`
@@ -10,12 +11,14 @@
  * as `octonet mgmt-net`. Parses flags and starts the pieces; knows nothing of reconciling.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { pino, type Logger } from 'pino';
 import { KubeClient } from '../mgmtnet/kube/client.js';
 import { KubeConnectionError, resolveConnection } from '../mgmtnet/kube/connection.js';
 import { CRD_FILES, renderCrdYaml } from '../mgmtnet/kube/crds.js';
+import { runWithLeaderElection } from '../mgmtnet/kube/leader-election.js';
 import { runKubeNodeAgent } from '../mgmtnet/kube/node-agent.js';
 import { runOperator } from '../mgmtnet/kube/operator.js';
 import { NeutronClient } from '../mgmtnet/neutron-client.js';
@@ -27,6 +30,15 @@ interface KubeFlags {
   namespace?: string;
   osUrl?: string;
   logLevel: string;
+}
+
+interface OperatorFlags {
+  resync: number;
+  leaderElect: boolean;
+  leaseName: string;
+  leaseDuration: number;
+  renewDeadline: number;
+  retryPeriod: number;
 }
 
 function seconds(value: string): number {
@@ -81,20 +93,40 @@ export function registerOperatorCommand(program: Command): void {
     program
       .command('operator')
       .description('reconcile OctaviaManagementNetwork custom resources (Kubernetes)')
-      .option('--resync <seconds>', 'reconcile every network this often, to repair drift in Neutron', seconds, 60),
-  ).action(async (flags: KubeFlags & { resync: number }) =>
+      .option('--resync <seconds>', 'reconcile every network this often, to repair drift in Neutron', seconds, 60)
+      .option('--no-leader-elect', 'reconcile without taking the Lease (a single replica only)')
+      .option('--lease-name <name>', 'the coordination.k8s.io Lease the replicas elect a leader on', 'octonet-operator')
+      .option('--lease-duration <seconds>', 'how long a Lease stays valid without renewal', seconds, 15)
+      .option('--renew-deadline <seconds>', 'the leader stops leading when it could not renew for this long', seconds, 10)
+      .option('--retry-period <seconds>', 'time between acquisition attempts and renewals', seconds, 2),
+  ).action(async (flags: KubeFlags & OperatorFlags) =>
     guarded('operator', async () => {
+      if (flags.leaderElect && !(flags.retryPeriod < flags.renewDeadline && flags.renewDeadline < flags.leaseDuration)) {
+        process.stderr.write('octonet operator: need --retry-period < --renew-deadline < --lease-duration\n');
+        process.exitCode = 2;
+        return;
+      }
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-operator' } });
       const { kube, namespace } = connect(flags, 'octonet-operator');
       const neutron = await NeutronClient.fromEnvironment(flags.osUrl);
-      logger.info({ server: kube.connection.server, namespace }, 'operator starting');
-      await runOperator({
+      // The pod's name (downward API) names this replica in the Lease and in Events.
+      const identity = process.env.POD_NAME ?? hostname();
+      logger.info({ server: kube.server, namespace, identity }, 'operator starting');
+      const signal = stopSignal(logger);
+      const run = (leading: AbortSignal) =>
+        runOperator({ kube, namespace, neutron, signal: leading, logger, identity, resyncMs: flags.resync * 1000 });
+      if (!flags.leaderElect) return run(signal);
+      await runWithLeaderElection({
         kube,
         namespace,
-        neutron,
-        signal: stopSignal(logger),
+        name: flags.leaseName,
+        identity,
+        leaseDurationMs: flags.leaseDuration * 1000,
+        renewDeadlineMs: flags.renewDeadline * 1000,
+        retryPeriodMs: flags.retryPeriod * 1000,
+        signal,
         logger,
-        resyncMs: flags.resync * 1000,
+        onLeading: run,
       });
     }),
   );
@@ -120,7 +152,7 @@ export function registerOperatorCommand(program: Command): void {
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-node-agent', node } });
       const { kube, namespace } = connect(flags, 'octonet-node-agent');
       const neutron = fromNeutronClient(await NeutronClient.fromEnvironment(flags.osUrl));
-      logger.info({ server: kube.connection.server, namespace }, 'node agent starting');
+      logger.info({ server: kube.server, namespace }, 'node agent starting');
       await runKubeNodeAgent({
         kube,
         namespace,

@@ -8,7 +8,11 @@
  * finalizer until the reconciler's `deleteSpec` has removed what the network owns in Neutron.
  * A bad spec becomes a `Ready=False, reason InvalidSpec` condition naming the field, and no
  * Neutron call is made. A resync pass runs every `resyncMs` to repair drift made in Neutron.
+ * Events on the network say what a pass did: Applied (Neutron or the ConfigMap changed),
+ * ControllerListChanged, and Warnings InvalidSpec, NeutronUnavailable, ApplyFailed.
+ * Which replica runs this is decided outside (./leader-election.ts): only the leader does.
  */
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { NeutronApiError, type NeutronClient } from '../neutron-client.js';
 import { renderConfigMap } from '../octavia-config.js';
@@ -16,6 +20,7 @@ import { applySpec, deleteSpec, type MgmtNetStatus } from '../reconcile.js';
 import { SpecError, validateSpec, type MgmtNetSpec } from '../spec.js';
 import { mergeConditions } from '../conditions.js';
 import { isConflict, type KubeClient, type KubeObject } from './client.js';
+import { EventRecorder } from './events.js';
 import {
   applyConfigMap,
   canonicalJson,
@@ -49,6 +54,8 @@ export interface OperatorOptions {
   resyncMs?: number;
   /** First retry delay of a failed reconcile (doubles). Default 1 s. */
   retryDelayMs?: number;
+  /** This replica's name in Events (reportingInstance). Default: the host name (the pod's). */
+  identity?: string;
 }
 
 export interface ReconcileContext {
@@ -56,6 +63,7 @@ export interface ReconcileContext {
   namespace: string;
   neutron: NeutronClient;
   logger?: Logger;
+  events?: EventRecorder;
 }
 
 type WrittenStatus = NetworkStatus;
@@ -192,6 +200,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     if (!(error instanceof SpecError)) throw error;
     ctx.logger?.warn({ mgmtNet: name, err: error.message }, 'invalid spec; nothing applied');
     await writeStatus(ctx, network, invalidStatus(network, error));
+    await ctx.events?.record(network, 'Warning', 'InvalidSpec', error.message);
     return;
   }
 
@@ -213,11 +222,13 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     // Preflight (project, chassis…) refuses before the first Neutron write, like validation.
     if (error instanceof SpecError) {
       await writeStatus(ctx, network, invalidStatus(network, error));
+      await ctx.events?.record(network, 'Warning', 'InvalidSpec', error.message);
       return;
     }
     // Neutron unreachable or refusing before the pass could start (the reconciler reports failures
     // inside the pass in its conditions): say so on the resource, then let the queue retry.
     await writeStatus(ctx, network, failedStatus(network, 'NeutronUnavailable', describeError(error)));
+    await ctx.events?.record(network, 'Warning', 'NeutronUnavailable', describeError(error));
     throw error;
   }
   for (const o of report.objects.filter((x) => x.action !== 'unchanged')) {
@@ -234,19 +245,43 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     // health managers a shorter (or empty) controller list. Keep the last good ConfigMap and
     // port resources; the conditions say what failed; the queue retries with backoff.
     await writeStatus(ctx, network, { ...report.status, ...columns, configMap: network.status?.configMap });
+    await ctx.events?.record(network, 'Warning', 'ApplyFailed', report.error);
     throw new Error(`apply stopped: ${report.error}`);
   }
   const controllers = report.nodes.map((n) => ({ node: n.name, addresses: n.fixedIps }));
   const configMap = renderConfigMap({ name, namespace: ctx.namespace, options: report.octavia, controllers });
   const cmAction = await applyConfigMap(ctx.kube, ctx.namespace, network, configMap);
+  const controllerList = report.octavia.health_manager.controller_ip_port_list;
   if (cmAction !== 'unchanged' && report.controllerListChanged) {
     ctx.logger?.info(
-      { mgmtNet: name, controllers: report.octavia.health_manager.controller_ip_port_list },
+      { mgmtNet: name, controllers: controllerList },
       'controller_ip_port_list changed: health managers must reload (SIGHUP)',
     );
   }
   await syncPortResources(ctx.kube, ctx.namespace, network, report.nodes);
   await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
+  await recordApplied(ctx, network, report.objects, cmAction);
+  if (cmAction !== 'unchanged' && report.controllerListChanged) {
+    const message = `controller_ip_port_list is now ${String(controllerList)}: health managers must reload`;
+    await ctx.events?.record(network, 'Normal', 'ControllerListChanged', message);
+  }
+}
+
+/** An `Applied` Event when the pass changed something: "created 3 (port…), updated 1 (subnet…)". */
+async function recordApplied(
+  ctx: ReconcileContext,
+  network: NetworkObject,
+  objects: readonly { kind: string; action: string }[],
+  cmAction: string,
+): Promise<void> {
+  const changes = new Map<string, string[]>();
+  for (const o of objects.filter((x) => x.action !== 'unchanged')) {
+    changes.set(o.action, [...(changes.get(o.action) ?? []), o.kind]);
+  }
+  if (cmAction !== 'unchanged') changes.set(cmAction, [...(changes.get(cmAction) ?? []), 'ConfigMap']);
+  if (changes.size === 0) return;
+  const parts = [...changes].map(([action, kinds]) => `${action} ${kinds.length} (${[...new Set(kinds)].join(', ')})`);
+  await ctx.events?.record(network, 'Normal', 'Applied', parts.join('; '));
 }
 
 /** What the operator's three watches share. */
@@ -337,7 +372,8 @@ function watchPorts(w: Watches): Promise<void> {
 /** Runs until the signal aborts. */
 export async function runOperator(options: OperatorOptions): Promise<void> {
   const { kube, namespace, logger } = options;
-  const ctx: ReconcileContext = { kube, namespace, neutron: options.neutron, logger };
+  const events = new EventRecorder(kube, 'octonet-operator', options.identity ?? hostname(), logger);
+  const ctx: ReconcileContext = { kube, namespace, neutron: options.neutron, logger, events };
   const queue: WorkQueue = new WorkQueue({
     work: async (name: string): Promise<void> => {
       try {
