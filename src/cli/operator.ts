@@ -97,11 +97,19 @@ export function registerOperatorCommand(program: Command): void {
       .option('--no-leader-elect', 'reconcile without taking the Lease (a single replica only)')
       .option('--lease-name <name>', 'the coordination.k8s.io Lease the replicas elect a leader on', 'octonet-operator')
       .option('--lease-duration <seconds>', 'how long a Lease stays valid without renewal', seconds, 15)
-      .option('--renew-deadline <seconds>', 'the leader stops leading when it could not renew for this long', seconds, 10)
+      .option(
+        '--renew-deadline <seconds>',
+        'the leader stops leading when it could not renew for this long',
+        seconds,
+        10,
+      )
       .option('--retry-period <seconds>', 'time between acquisition attempts and renewals', seconds, 2),
   ).action(async (flags: KubeFlags & OperatorFlags) =>
     guarded('operator', async () => {
-      if (flags.leaderElect && !(flags.retryPeriod < flags.renewDeadline && flags.renewDeadline < flags.leaseDuration)) {
+      if (
+        flags.leaderElect &&
+        !(flags.retryPeriod < flags.renewDeadline && flags.renewDeadline < flags.leaseDuration)
+      ) {
         process.stderr.write('octonet operator: need --retry-period < --renew-deadline < --lease-duration\n');
         process.exitCode = 2;
         return;

@@ -93,6 +93,7 @@ export function fromKubeconfig(path: string): KubeConnection {
     throw new KubeConnectionError(`${path}: ${(error as Error).message}`);
   }
   const context = config.getContextObject(config.getCurrentContext());
-  if (!context) throw new KubeConnectionError(`${path}: current-context ${config.getCurrentContext() || '(unset)'} not found`);
+  if (!context)
+    throw new KubeConnectionError(`${path}: current-context ${config.getCurrentContext() || '(unset)'} not found`);
   return connectionOf(config, context.namespace);
 }

@@ -262,7 +262,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
   await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
   await recordApplied(ctx, network, report.objects, cmAction);
   if (cmAction !== 'unchanged' && report.controllerListChanged) {
-    const message = `controller_ip_port_list is now ${String(controllerList)}: health managers must reload`;
+    const message = `controller_ip_port_list is now ${controllerList.join(', ')}: health managers must reload`;
     await ctx.events?.record(network, 'Normal', 'ControllerListChanged', message);
   }
 }

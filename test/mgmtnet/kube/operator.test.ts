@@ -131,7 +131,7 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     // Events on the network: what the first pass did, and the new controller list.
     const applied = await waitFor(() => eventsFor(ns, 'mgmt-a', 'Applied')[0], 'the Applied event');
     assert.equal(applied.type, 'Normal');
-    assert.match(applied.message, /^created \d+ \(.*network.*\).*ConfigMap/);
+    assert.match(applied.message, /^created \d+ \(network, .*port, ConfigMap\)$/);
     assert.deepEqual(applied.involvedObject, {
       apiVersion: 'octonet.dev/v1',
       kind: 'OctaviaManagementNetwork',
