@@ -15,12 +15,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { pino, type Logger } from 'pino';
-import { KubeClient } from '../mgmtnet/kube/client.js';
-import { KubeConnectionError, resolveConnection } from '../mgmtnet/kube/connection.js';
+import type { KubeClient } from '../mgmtnet/kube/client.js';
 import { CRD_FILES, renderCrdYaml } from '../mgmtnet/kube/crds.js';
-import { runWithLeaderElection } from '../mgmtnet/kube/leader-election.js';
-import { runKubeNodeAgent } from '../mgmtnet/kube/node-agent.js';
-import { runOperator } from '../mgmtnet/kube/operator.js';
 import { NeutronClient } from '../mgmtnet/neutron-client.js';
 import { fromNeutronClient } from '../mgmtnet/node-agent/index.js';
 
@@ -47,11 +43,28 @@ function seconds(value: string): number {
   return n;
 }
 
-function connect(flags: KubeFlags, userAgent: string): { kube: KubeClient; namespace: string } {
-  const connection = resolveConnection({ url: flags.kubeUrl, kubeconfig: flags.kubeconfig });
+/**
+ * The modules that talk to Kubernetes, loaded when a command needs them: they load
+ * @kubernetes/client-node (measured: about 0.5 s and 45 MiB more RSS), which `octonet serve` and
+ * every other command sharing this CLI must not pay for.
+ */
+async function loadKube() {
+  const [client, connection, election, agent, operator] = await Promise.all([
+    import('../mgmtnet/kube/client.js'),
+    import('../mgmtnet/kube/connection.js'),
+    import('../mgmtnet/kube/leader-election.js'),
+    import('../mgmtnet/kube/node-agent.js'),
+    import('../mgmtnet/kube/operator.js'),
+  ]);
+  return { ...client, ...connection, ...election, ...agent, ...operator };
+}
+type Kube = Awaited<ReturnType<typeof loadKube>>;
+
+function connect(k: Kube, flags: KubeFlags, userAgent: string): { kube: KubeClient; namespace: string } {
+  const connection = k.resolveConnection({ url: flags.kubeUrl, kubeconfig: flags.kubeconfig });
   // The pod's own namespace by default: the operator serves the namespace it is deployed in.
   const namespace = flags.namespace ?? process.env.POD_NAMESPACE ?? connection.namespace ?? 'default';
-  return { kube: new KubeClient(connection, userAgent), namespace };
+  return { kube: new k.KubeClient(connection, userAgent), namespace };
 }
 
 /** SIGINT/SIGTERM abort the loops; the command resolves once they have stopped. */
@@ -79,7 +92,8 @@ async function guarded(name: string, action: () => Promise<void>): Promise<void>
   try {
     await action();
   } catch (error) {
-    if (error instanceof KubeConnectionError) {
+    // By name: the class lives in a module loaded only on demand.
+    if (error instanceof Error && error.name === 'KubeConnectionError') {
       process.stderr.write(`octonet ${name}: ${error.message}\n`);
       process.exitCode = 2;
       return;
@@ -115,16 +129,17 @@ export function registerOperatorCommand(program: Command): void {
         return;
       }
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-operator' } });
-      const { kube, namespace } = connect(flags, 'octonet-operator');
+      const k = await loadKube();
+      const { kube, namespace } = connect(k, flags, 'octonet-operator');
       const neutron = await NeutronClient.fromEnvironment(flags.osUrl);
       // The pod's name (downward API) names this replica in the Lease and in Events.
       const identity = process.env.POD_NAME ?? hostname();
       logger.info({ server: kube.server, namespace, identity }, 'operator starting');
       const signal = stopSignal(logger);
       const run = (leading: AbortSignal) =>
-        runOperator({ kube, namespace, neutron, signal: leading, logger, identity, resyncMs: flags.resync * 1000 });
+        k.runOperator({ kube, namespace, neutron, signal: leading, logger, identity, resyncMs: flags.resync * 1000 });
       if (!flags.leaderElect) return run(signal);
-      await runWithLeaderElection({
+      await k.runWithLeaderElection({
         kube,
         namespace,
         name: flags.leaseName,
@@ -158,10 +173,11 @@ export function registerOperatorCommand(program: Command): void {
         return;
       }
       const logger = pino({ level: flags.logLevel, base: { service: 'octonet-node-agent', node } });
-      const { kube, namespace } = connect(flags, 'octonet-node-agent');
+      const k = await loadKube();
+      const { kube, namespace } = connect(k, flags, 'octonet-node-agent');
       const neutron = fromNeutronClient(await NeutronClient.fromEnvironment(flags.osUrl));
       logger.info({ server: kube.server, namespace }, 'node agent starting');
-      await runKubeNodeAgent({
+      await k.runKubeNodeAgent({
         kube,
         namespace,
         node,
