@@ -10,7 +10,7 @@
  *
  * Owns: paths, Status errors, the watch stream's ERROR/410 mapping. Knows nothing of octonet's resources.
  */
-import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, Watch } from '@kubernetes/client-node';
+import { IsomorphicFetchHttpLibrary, RequestContext, Watch, type HttpMethod } from '@kubernetes/client-node';
 import { urlConnection, type KubeConnection } from './connection.js';
 
 /** What identifies a collection: `{group:'', version:'v1', plural:'nodes'}` in Kubernetes' core API group. */
