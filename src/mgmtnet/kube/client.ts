@@ -1,18 +1,17 @@
 /**
- * A small Kubernetes API client: exactly the calls the operator and the node agent make (get, list,
- * watch, create, replace, merge-patch, delete, the status subresource), over node:http(s).
+ * The Kubernetes API client of the operator and the node agent: the verbs they use (get, list,
+ * watch, create, replace, merge-patch, delete, the status subresource) on any resource type, as a
+ * thin layer over @kubernetes/client-node (DESIGN.md's choice): client-node's `KubeConfig` applies
+ * the credentials per request (kubeconfig `exec` plugins, auth-providers, rotated token files, client
+ * certificates, the cluster CA), its HTTP stack sends the request, and its `Watch` reads the stream.
+ * Typed per-resource calls would add nothing here: the operator's objects are custom resources and
+ * every verb takes the same path shape, so one generic path builder serves them all.
+ * Connection details: see ./connection.ts.
  *
- * Why not @kubernetes/client-node (listed in DESIGN.md): we need seven verbs on five resource
- * types; the library brings its own HTTP stack, generated models for every API group and a watch
- * helper whose reconnect behaviour we would have to wrap anyway (410 → relist). node:https takes
- * the cluster CA directly (`fetch` cannot without undici's Agent), and the same code talks plain
- * HTTP to the in-process fake API server in tests. Connection details: see ./connection.ts.
- *
- * Owns: HTTP, paths, Status errors, the chunked watch stream. Knows nothing of octonet's resources.
+ * Owns: paths, Status errors, the watch stream's ERROR/410 mapping. Knows nothing of octonet's resources.
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { KubeConnection } from './connection.js';
+import { IsomorphicFetchHttpLibrary, RequestContext, Watch, type HttpMethod } from '@kubernetes/client-node';
+import { urlConnection, type KubeConnection } from './connection.js';
 
 /** What identifies a collection: `{group:'', version:'v1', plural:'nodes'}` in Kubernetes' core API group. */
 export interface ResourceType {
@@ -117,55 +116,40 @@ function errorFromBody(status: number, text: string): KubeApiError {
 export class KubeClient {
   /** Counts of requests by verb, for tests that assert what was (not) written. */
   readonly calls = { reads: 0, writes: 0, watches: 0 };
+  readonly connection: KubeConnection;
+  private readonly http = new IsomorphicFetchHttpLibrary();
 
   constructor(
-    readonly connection: KubeConnection,
+    /** A connection from ./connection.ts, or just a server URL without credentials. */
+    connection: KubeConnection | { server: string },
     /** Sent as User-Agent: audit logs (and the tests' RBAC check) tell the operator from the agent. */
     readonly userAgent = 'octonet',
-  ) {}
+  ) {
+    this.connection = 'config' in connection ? connection : urlConnection(connection.server);
+  }
 
-  private open(method: string, path: string, headers: Record<string, string>, signal?: AbortSignal) {
-    const url = new URL(this.connection.server.replace(/\/$/, '') + path);
-    const allHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent, ...headers };
-    const token = this.connection.token?.();
-    if (token) allHeaders.authorization = `Bearer ${token}`;
-    const options: https.RequestOptions = { method, headers: allHeaders, signal };
-    if (url.protocol === 'https:') {
-      options.ca = this.connection.ca;
-      options.cert = this.connection.cert;
-      options.key = this.connection.key;
-      options.rejectUnauthorized = !this.connection.insecureSkipTlsVerify;
-      return https.request(url, options);
-    }
-    return http.request(url, options);
+  get server(): string {
+    return this.connection.server;
   }
 
   /** One request with a JSON body and a JSON answer; throws KubeApiError on a non-2xx status. */
   async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     if (method === 'GET') this.calls.reads++;
     else this.calls.writes++;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': contentType };
-    return new Promise<T>((resolve, reject) => {
-      const req = this.open(method, path, headers);
-      req.on('error', reject);
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) return reject(errorFromBody(status, text));
-          try {
-            resolve((text ? JSON.parse(text) : undefined) as T);
-          } catch (error) {
-            reject(error);
-          }
-        });
-      });
-      req.end(payload);
-    });
+    const context = new RequestContext(this.server.replace(/\/$/, '') + path, method as HttpMethod);
+    context.setHeaderParam('accept', 'application/json');
+    context.setHeaderParam('user-agent', this.userAgent);
+    if (body !== undefined) {
+      context.setHeaderParam('content-type', contentType);
+      context.setBody(JSON.stringify(body));
+    }
+    // Credentials (an exec plugin's token, a client certificate), CA and agent, per request.
+    await this.connection.config.applySecurityAuthentication(context);
+    const response = await this.http.send(context).toPromise();
+    const text = await response.body.text();
+    const status = response.httpStatusCode;
+    if (status < 200 || status >= 300) throw errorFromBody(status, text);
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   /** The object, or null when it does not exist. */
@@ -243,9 +227,10 @@ export class KubeClient {
   }
 
   /**
-   * One watch stream from `resourceVersion`: calls `onEvent` per event and resolves when the server
-   * ends the stream (timeout, restart) or the signal aborts. A 410 — as the HTTP status or as an
-   * ERROR event carrying a Status, both of which API servers send — rejects with KubeApiError 410.
+   * One watch stream from `resourceVersion` (client-node's `Watch`): calls `onEvent` per event and
+   * resolves when the server ends the stream (timeout, restart) or the signal aborts. A 410 — as
+   * the HTTP status or as an ERROR event carrying a Status, both of which API servers send —
+   * rejects with KubeApiError 410, and so does any other failure, with its status.
    */
   watch<T extends KubeObject>(
     type: ResourceType,
@@ -254,69 +239,51 @@ export class KubeClient {
     onEvent: (event: WatchEvent<T>) => void,
   ): Promise<void> {
     this.calls.watches++;
-    const path =
-      resourcePath(type, namespace) +
-      query({
-        watch: true,
-        resourceVersion: options.resourceVersion,
-        labelSelector: options.labelSelector,
-        timeoutSeconds: options.timeoutSeconds,
-        allowWatchBookmarks: true,
-      });
+    const params = {
+      resourceVersion: options.resourceVersion,
+      labelSelector: options.labelSelector,
+      timeoutSeconds: options.timeoutSeconds,
+      allowWatchBookmarks: true,
+    };
+    const { signal } = options;
     return new Promise<void>((resolve, reject) => {
-      if (options.signal?.aborted) return resolve();
-      const req = this.open('GET', path, {}, options.signal);
+      if (signal?.aborted) return resolve();
+      let controller: AbortController | undefined;
       let settled = false;
+      const abort = () => controller?.abort();
       const finish = (error?: unknown) => {
         if (settled) return;
         settled = true;
-        if (error && !options.signal?.aborted) reject(error);
+        signal?.removeEventListener('abort', abort);
+        controller?.abort();
+        if (error && !signal?.aborted) reject(error);
         else resolve();
       };
-      req.on('error', finish);
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => finish(errorFromBody(status, Buffer.concat(chunks).toString('utf8'))));
-          return;
+      signal?.addEventListener('abort', abort, { once: true });
+      const onWatchEvent = (eventType: string, object: unknown) => {
+        if (settled) return;
+        if (eventType === 'ERROR') {
+          const s = object as { code?: number; reason?: string; message?: string };
+          return finish(new KubeApiError(s.code ?? 500, s.reason ?? 'Unknown', s.message ?? 'watch error'));
         }
-        // Events are newline-delimited JSON objects; a chunk may hold several or a part of one.
-        let buffered = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let newline: number;
-          while ((newline = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, newline).trim();
-            buffered = buffered.slice(newline + 1);
-            if (!line) continue;
-            let event: WatchEvent<T>;
-            try {
-              event = JSON.parse(line) as WatchEvent<T>;
-            } catch (error) {
-              req.destroy();
-              return finish(error);
-            }
-            if (event.type === 'ERROR') {
-              const s = event.object as unknown as { code?: number; reason?: string; message?: string };
-              req.destroy();
-              return finish(new KubeApiError(s.code ?? 500, s.reason ?? 'Unknown', s.message ?? 'watch error'));
-            }
-            try {
-              onEvent(event);
-            } catch (error) {
-              req.destroy();
-              return finish(error);
-            }
-          }
-        });
-        res.on('end', () => finish());
-        res.on('error', finish);
-        res.on('close', () => finish());
-      });
-      req.end();
+        try {
+          onEvent({ type: eventType as WatchEventType, object: object as T });
+        } catch (error) {
+          finish(error);
+        }
+      };
+      const onDone = (error: unknown) => {
+        const code = (error as { statusCode?: number } | null)?.statusCode;
+        if (code) finish(new KubeApiError(code, code === 410 ? 'Expired' : 'Unknown', (error as Error).message));
+        else finish(error ?? undefined);
+      };
+      new Watch(this.connection.config)
+        .watch(resourcePath(type, namespace), params, onWatchEvent, onDone)
+        .then((c) => {
+          controller = c;
+          if (settled || signal?.aborted) c.abort();
+        })
+        .catch(finish);
     });
   }
 }

@@ -1,23 +1,23 @@
 /**
- * Where the Kubernetes API server is and how to authenticate to it, from (first match wins):
- * an explicit URL (`--kube-url`, no credentials: a `kubectl proxy` or the test fake), a kubeconfig
- * file (`--kubeconfig` / `$KUBECONFIG`: its current context's server, CA, token or client
- * certificate), or the in-cluster service account (token and CA under
+ * Where the Kubernetes API server is and how to authenticate to it, as a @kubernetes/client-node
+ * `KubeConfig` (first match wins): an explicit URL (`--kube-url`, no credentials: a `kubectl proxy`
+ * or the test fake), a kubeconfig file (`--kubeconfig` / `$KUBECONFIG`, read by client-node, so its
+ * `exec` credential plugins, auth-providers (OIDC…), token files and client certificates all work
+ * as with kubectl), or the in-cluster service account (token and CA under
  * /var/run/secrets/kubernetes.io/serviceaccount, KUBERNETES_SERVICE_HOST/PORT).
- * The token is re-read on every request: kubelet rotates projected service-account tokens.
+ * client-node re-reads the service-account token file every 60 s, as client-go does: kubelet
+ * rotates projected tokens well before they expire.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { isIPv6 } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 
 export interface KubeConnection {
-  server: string;
-  token?: () => string | undefined;
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  insecureSkipTlsVerify?: boolean;
+  /** client-node's configuration: server, TLS and the user's credentials (it applies them per request). */
+  readonly config: KubeConfig;
+  readonly server: string;
   /** The namespace of the service account or the kubeconfig context, when known. */
-  namespace?: string;
+  readonly namespace?: string;
 }
 
 export class KubeConnectionError extends Error {
@@ -33,14 +33,31 @@ export interface ConnectionOptions {
   serviceAccountDir?: string;
 }
 
+function connectionOf(config: KubeConfig, namespace?: string): KubeConnection {
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new KubeConnectionError(`context ${config.getCurrentContext() || '(unset)'} has no cluster`);
+  return { config, server, ...(namespace ? { namespace } : {}) };
+}
+
+/**
+ * A server without credentials. client-node refuses plain `http:` unless TLS verification is
+ * switched off; there is no TLS to verify on such a URL, so that switch changes nothing else.
+ */
+export function urlConnection(url: string): KubeConnection {
+  const config = new KubeConfig();
+  config.loadFromClusterAndUser({ name: 'url', server: url, skipTLSVerify: url.startsWith('http:') }, { name: 'none' });
+  return connectionOf(config);
+}
+
 export function resolveConnection(options: ConnectionOptions = {}): KubeConnection {
   const env = options.env ?? process.env;
-  if (options.url) return { server: options.url };
+  if (options.url) return urlConnection(options.url);
   const kubeconfig = options.kubeconfig ?? env.KUBECONFIG?.split(':')[0];
   if (kubeconfig) return fromKubeconfig(kubeconfig);
   return inCluster(env, options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
 }
 
+/** client-node's in-cluster configuration, with the directory and environment given (tests). */
 function inCluster(env: NodeJS.ProcessEnv, dir: string): KubeConnection {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
@@ -49,63 +66,34 @@ function inCluster(env: NodeJS.ProcessEnv, dir: string): KubeConnection {
       'no Kubernetes API server: give --kube-url or --kubeconfig, or run in a pod (KUBERNETES_SERVICE_HOST and a service-account token)',
     );
   }
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  return {
-    server: `https://${bracketed}:${port}`,
-    token: () => readFileSync(`${dir}/token`, 'utf8').trim(),
-    ca: existsSync(`${dir}/ca.crt`) ? readFileSync(`${dir}/ca.crt`) : undefined,
-    namespace: existsSync(`${dir}/namespace`) ? readFileSync(`${dir}/namespace`, 'utf8').trim() : undefined,
-  };
-}
-
-interface KubeconfigFile {
-  'current-context'?: string;
-  contexts?: { name: string; context: { cluster: string; user?: string; namespace?: string } }[];
-  clusters?: {
-    name: string;
-    cluster: {
-      server: string;
-      'certificate-authority'?: string;
-      'certificate-authority-data'?: string;
-      'insecure-skip-tls-verify'?: boolean;
-    };
-  }[];
-  users?: {
-    name: string;
-    user: {
-      token?: string;
-      tokenFile?: string;
-      'client-certificate'?: string;
-      'client-certificate-data'?: string;
-      'client-key'?: string;
-      'client-key-data'?: string;
-    };
-  }[];
-}
-
-function fileOrData(path: string | undefined, data: string | undefined): Buffer | undefined {
-  if (data) return Buffer.from(data, 'base64');
-  if (path) return readFileSync(path);
-  return undefined;
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [
+      {
+        name: 'inCluster',
+        server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+        ...(existsSync(`${dir}/ca.crt`) ? { caFile: `${dir}/ca.crt` } : {}),
+        skipTLSVerify: false,
+      },
+    ],
+    users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${dir}/token` } } }],
+    contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser' }],
+    currentContext: 'inClusterContext',
+  });
+  const namespace = existsSync(`${dir}/namespace`) ? readFileSync(`${dir}/namespace`, 'utf8').trim() : undefined;
+  return connectionOf(config, namespace);
 }
 
 export function fromKubeconfig(path: string): KubeConnection {
-  const config = parseYaml(readFileSync(path, 'utf8')) as KubeconfigFile;
-  const contextName = config['current-context'];
-  const context = config.contexts?.find((c) => c.name === contextName)?.context;
-  if (!context) throw new KubeConnectionError(`${path}: current-context ${contextName ?? '(unset)'} not found`);
-  const cluster = config.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  if (!cluster) throw new KubeConnectionError(`${path}: cluster ${context.cluster} not found`);
-  const user = config.users?.find((u) => u.name === context.user)?.user ?? {};
-  const token = user.token;
-  const tokenFile = user.tokenFile;
-  return {
-    server: cluster.server,
-    token: token ? () => token : tokenFile ? () => readFileSync(tokenFile, 'utf8').trim() : undefined,
-    ca: fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']),
-    cert: fileOrData(user['client-certificate'], user['client-certificate-data']),
-    key: fileOrData(user['client-key'], user['client-key-data']),
-    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
-    namespace: context.namespace,
-  };
+  if (!existsSync(path)) throw new KubeConnectionError(`${path}: no such kubeconfig`);
+  const config = new KubeConfig();
+  try {
+    config.loadFromFile(path);
+  } catch (error) {
+    throw new KubeConnectionError(`${path}: ${(error as Error).message}`);
+  }
+  const context = config.getContextObject(config.getCurrentContext());
+  if (!context)
+    throw new KubeConnectionError(`${path}: current-context ${config.getCurrentContext() || '(unset)'} not found`);
+  return connectionOf(config, context.namespace);
 }

@@ -8,7 +8,11 @@
  * finalizer until the reconciler's `deleteSpec` has removed what the network owns in Neutron.
  * A bad spec becomes a `Ready=False, reason InvalidSpec` condition naming the field, and no
  * Neutron call is made. A resync pass runs every `resyncMs` to repair drift made in Neutron.
+ * Events on the network say what a pass did: Applied (Neutron or the ConfigMap changed),
+ * ControllerListChanged, and Warnings InvalidSpec, NeutronUnavailable, ApplyFailed.
+ * Which replica runs this is decided outside (./leader-election.ts): only the leader does.
  */
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { NeutronApiError, type NeutronClient } from '../neutron-client.js';
 import { renderConfigMap } from '../octavia-config.js';
@@ -16,6 +20,7 @@ import { applySpec, deleteSpec, type MgmtNetStatus } from '../reconcile.js';
 import { SpecError, validateSpec, type MgmtNetSpec } from '../spec.js';
 import { mergeConditions } from '../conditions.js';
 import { isConflict, type KubeClient, type KubeObject } from './client.js';
+import { EventRecorder } from './events.js';
 import {
   applyConfigMap,
   canonicalJson,
@@ -52,6 +57,8 @@ export interface OperatorOptions {
   retryDelayMs?: number;
   /** Health manager and worker workloads rolled when the controller list changes (rollout.ts). */
   rollWorkloads?: readonly WorkloadRef[];
+  /** This replica's name in Events (reportingInstance). Default: the host name (the pod's). */
+  identity?: string;
 }
 
 export interface ReconcileContext {
@@ -60,6 +67,7 @@ export interface ReconcileContext {
   neutron: NeutronClient;
   logger?: Logger;
   rollWorkloads?: readonly WorkloadRef[];
+  events?: EventRecorder;
 }
 
 type WrittenStatus = NetworkStatus;
@@ -196,6 +204,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     if (!(error instanceof SpecError)) throw error;
     ctx.logger?.warn({ mgmtNet: name, err: error.message }, 'invalid spec; nothing applied');
     await writeStatus(ctx, network, invalidStatus(network, error));
+    await ctx.events?.record(network, 'Warning', 'InvalidSpec', error.message);
     return;
   }
 
@@ -217,11 +226,13 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     // Preflight (project, chassis…) refuses before the first Neutron write, like validation.
     if (error instanceof SpecError) {
       await writeStatus(ctx, network, invalidStatus(network, error));
+      await ctx.events?.record(network, 'Warning', 'InvalidSpec', error.message);
       return;
     }
     // Neutron unreachable or refusing before the pass could start (the reconciler reports failures
     // inside the pass in its conditions): say so on the resource, then let the queue retry.
     await writeStatus(ctx, network, failedStatus(network, 'NeutronUnavailable', describeError(error)));
+    await ctx.events?.record(network, 'Warning', 'NeutronUnavailable', describeError(error));
     throw error;
   }
   for (const o of report.objects.filter((x) => x.action !== 'unchanged')) {
@@ -238,6 +249,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     // health managers a shorter (or empty) controller list. Keep the last good ConfigMap and
     // port resources; the conditions say what failed; the queue retries with backoff.
     await writeStatus(ctx, network, { ...report.status, ...columns, configMap: network.status?.configMap });
+    await ctx.events?.record(network, 'Warning', 'ApplyFailed', report.error);
     throw new Error(`apply stopped: ${report.error}`);
   }
   const controllers = report.nodes.map((n) => ({ node: n.name, addresses: n.fixedIps }));
@@ -261,6 +273,28 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
   }
   await syncPortResources(ctx.kube, ctx.namespace, network, report.nodes);
   await writeStatus(ctx, network, { ...report.status, ...columns, configMap: configMap.metadata.name });
+  await recordApplied(ctx, network, report.objects, cmAction);
+  if (cmAction !== 'unchanged' && report.controllerListChanged) {
+    const message = `controller_ip_port_list is now ${list.join(', ')}: health managers and workers must reload`;
+    await ctx.events?.record(network, 'Normal', 'ControllerListChanged', message);
+  }
+}
+
+/** An `Applied` Event when the pass changed something: "created 3 (port…), updated 1 (subnet…)". */
+async function recordApplied(
+  ctx: ReconcileContext,
+  network: NetworkObject,
+  objects: readonly { kind: string; action: string }[],
+  cmAction: string,
+): Promise<void> {
+  const changes = new Map<string, string[]>();
+  for (const o of objects.filter((x) => x.action !== 'unchanged')) {
+    changes.set(o.action, [...(changes.get(o.action) ?? []), o.kind]);
+  }
+  if (cmAction !== 'unchanged') changes.set(cmAction, [...(changes.get(cmAction) ?? []), 'ConfigMap']);
+  if (changes.size === 0) return;
+  const parts = [...changes].map(([action, kinds]) => `${action} ${kinds.length} (${[...new Set(kinds)].join(', ')})`);
+  await ctx.events?.record(network, 'Normal', 'Applied', parts.join('; '));
 }
 
 /** What the operator's three watches share. */
@@ -351,11 +385,13 @@ function watchPorts(w: Watches): Promise<void> {
 /** Runs until the signal aborts. */
 export async function runOperator(options: OperatorOptions): Promise<void> {
   const { kube, namespace, logger } = options;
+  const events = new EventRecorder(kube, 'octonet-operator', options.identity ?? hostname(), logger);
   const ctx: ReconcileContext = {
     kube,
     namespace,
     neutron: options.neutron,
     logger,
+    events,
     ...(options.rollWorkloads ? { rollWorkloads: options.rollWorkloads } : {}),
   };
   const queue: WorkQueue = new WorkQueue({

@@ -1,7 +1,8 @@
 /**
  * `octonet operator` as a subprocess (the command the Deployment runs), against the FAKE
  * Kubernetes API server and a real octonet: it serves the namespace it is given, provisions a
- * network from a custom resource and writes its status, and stops cleanly on SIGTERM. Also
+ * network from a custom resource and writes its status as the Lease's holder, and stops cleanly on
+ * SIGTERM, releasing the Lease. Also
  * `octonet operator crds` prints what deploy/crds holds, and a missing API server is a usage error.
  */
 import assert from 'node:assert/strict';
@@ -73,11 +74,19 @@ describe('octonet operator (CLI subprocess)', () => {
         metadata: { name: 'elsewhere', namespace: 'other' },
         spec: { network: { cidr: '172.25.0.0/16' }, nodes: [{ name: 'node1' }] },
       });
-      const object = await waitFor(() => {
-        const o = fake.getObject('octaviamanagementnetworks', 'cli', 'cli-mgmt');
-        return o?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True' && o;
-      }, `Ready (operator output: ${output})`);
+      const object = await waitFor(
+        () => {
+          const o = fake.getObject('octaviamanagementnetworks', 'cli', 'cli-mgmt');
+          return o?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True' && o;
+          // The subprocess compiles through tsx and loads @kubernetes/client-node: on a loaded
+          // machine its start alone has taken 20 s.
+        },
+        'Ready',
+        90_000,
+      );
       assert.equal(object.status.observedGeneration, 1);
+      // It reconciled as the leader: the Lease in its namespace names it.
+      assert.ok(fake.getObject('leases', 'cli', 'octonet-operator')?.spec?.holderIdentity, 'the Lease is held');
       assert.ok(fake.getObject('configmaps', 'cli', 'cli-mgmt-octavia-config'));
       assert.equal(fake.getObject('octaviamanagementnetworks', 'other', 'elsewhere').status, undefined);
       // Structured logs on stdout, and never the heartbeat key.
@@ -88,6 +97,8 @@ describe('octonet operator (CLI subprocess)', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0, output);
+    // SIGTERM steps down: the Lease is released for the next replica.
+    assert.equal(fake.getObject('leases', 'cli', 'octonet-operator').spec.holderIdentity ?? null, null, output);
   });
 
   it('operator crds prints the files under deploy/crds', async () => {

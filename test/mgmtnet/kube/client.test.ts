@@ -2,8 +2,8 @@
  * The small Kubernetes client and the list-watch loop, against the FAKE API server
  * (test/fixtures/fake-kube-apiserver.ts; no kube-apiserver runs here): CRUD with optimistic
  * concurrency, the status subresource, finalizers, label selectors, and a watch that resumes after
- * its stream ends and lists again after 410 Gone. Also how the connection is found (kubeconfig,
- * in-cluster service account).
+ * its stream ends and lists again after 410 Gone. Also how the connection is found (kubeconfig with
+ * an `exec` credential plugin, in-cluster service account over TLS).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -223,26 +223,34 @@ describe('kube client over TLS with a service-account token', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('trusts the given CA, sends the current token, and refuses a server it cannot verify', async () => {
-    writeFileSync(join(dir, 'token'), 'first\n');
+  it('trusts the given CA, sends the service-account token, and refuses a server it cannot verify', async () => {
+    // As kubelet writes it: no trailing newline. client-node re-reads the file every 60 s (client-go's rule).
+    writeFileSync(join(dir, 'token'), 'first');
     const port = url.split(':').pop()!;
-    const connection = resolveConnection({
-      env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port },
-      serviceAccountDir: dir,
-    });
-    const kube = new KubeClient(connection);
+    const env = { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port };
+    const kube = new KubeClient(resolveConnection({ env, serviceAccountDir: dir }));
     assert.equal((await kube.list(NODES)).items[0]!.metadata.name, 'n1');
-    writeFileSync(join(dir, 'token'), 'second\n');
     await kube.list(NODES);
-    assert.deepEqual(seenTokens, ['Bearer first', 'Bearer second']);
-    const untrusting = new KubeClient({ ...connection, ca: undefined });
+    assert.deepEqual(seenTokens, ['Bearer first', 'Bearer first']);
+    // The same account without ca.crt: the system's CAs do not know this server.
+    const bare = join(dir, 'no-ca');
+    mkdirSync(bare, { recursive: true });
+    writeFileSync(join(bare, 'token'), 'first');
+    const untrusting = new KubeClient(resolveConnection({ env, serviceAccountDir: bare }));
     await assert.rejects(untrusting.list(NODES), /self[- ]signed|unable to verify|certificate/i);
   });
 });
 
 describe('kube connection', () => {
   const dir = mkdtempSync(join(tmpdir(), 'octonet-kube-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  let fake: FakeKubeApiServer;
+  before(async () => {
+    fake = await startFakeKubeApiServer();
+  });
+  after(async () => {
+    await fake.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('reads the current context of a kubeconfig', () => {
     const path = join(dir, 'config');
@@ -264,16 +272,58 @@ describe('kube connection', () => {
     );
     const c = fromKubeconfig(path);
     assert.equal(c.server, 'https://b:6443');
-    assert.equal(c.token?.(), 'right');
-    assert.equal(c.ca?.toString(), 'CA');
+    assert.equal(c.config.getCurrentUser()?.token, 'right');
+    assert.equal(Buffer.from(c.config.getCurrentCluster()!.caData!, 'base64').toString(), 'CA');
     assert.equal(c.namespace, 'octavia');
   });
 
-  it('uses the service account in a pod, re-reading the rotated token', () => {
+  it("calls a kubeconfig's exec credential plugin and sends its token (cached until it expires)", async () => {
+    // The plugin protocol (client.authentication.k8s.io/v1): print an ExecCredential on stdout.
+    const plugin = join(dir, 'credential-plugin');
+    const calls = join(dir, 'plugin-calls');
+    const expires = new Date(Date.now() + 3600_000).toISOString();
+    writeFileSync(
+      plugin,
+      [
+        '#!/bin/sh',
+        `echo called >> '${calls}'`,
+        `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",` +
+          `"status":{"token":"from-exec-plugin","expirationTimestamp":"${expires}"}}'`,
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const path = join(dir, 'exec-config');
+    writeFileSync(
+      path,
+      [
+        'apiVersion: v1',
+        'current-context: fake',
+        'contexts: [{name: fake, context: {cluster: fake, user: plugin, namespace: execns}}]',
+        // Plain HTTP to the fake: client-node wants TLS verification off for an http: server.
+        `clusters: [{name: fake, cluster: {server: "${fake.url}", insecure-skip-tls-verify: true}}]`,
+        'users:',
+        '- name: plugin',
+        '  user:',
+        '    exec: {apiVersion: client.authentication.k8s.io/v1, command: ' + plugin + ', interactiveMode: Never}',
+      ].join('\n'),
+    );
+    const kube = new KubeClient(resolveConnection({ env: { KUBECONFIG: path } }));
+    assert.equal(kube.connection.namespace, 'execns');
+    await kube.list(NODES);
+    await kube.get(NODES, undefined, 'missing');
+    const sent = fake.requests.filter((r) => r.path === '/api/v1/nodes' || r.path === '/api/v1/nodes/missing');
+    assert.deepEqual(
+      sent.map((r) => r.authorization),
+      ['Bearer from-exec-plugin', 'Bearer from-exec-plugin'],
+    );
+    assert.equal(readFileSync(calls, 'utf8'), 'called\n', 'called once: the unexpired credential is reused');
+  });
+
+  it('uses the service account in a pod', () => {
     const sa = join(dir, 'sa');
     rmSync(sa, { recursive: true, force: true });
     mkdirSync(sa);
-    writeFileSync(join(sa, 'token'), 't1\n');
+    writeFileSync(join(sa, 'token'), 't1');
     writeFileSync(join(sa, 'namespace'), 'octonet');
     const c = resolveConnection({
       env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' },
@@ -281,9 +331,7 @@ describe('kube connection', () => {
     });
     assert.equal(c.server, 'https://[fd00::1]:443');
     assert.equal(c.namespace, 'octonet');
-    assert.equal(c.token?.(), 't1');
-    writeFileSync(join(sa, 'token'), 't2\n');
-    assert.equal(c.token?.(), 't2');
+    assert.equal(c.config.getCurrentUser()?.authProvider?.config.tokenFile, join(sa, 'token'));
     assert.throws(() => resolveConnection({ env: {}, serviceAccountDir: sa }), /no Kubernetes API server/);
   });
 });

@@ -138,7 +138,10 @@ describe('deploy/ manifests', () => {
     assert.ok(agent.tolerations.some((t: Json) => t.key === 'node-role.kubernetes.io/control-plane'));
     const operatorPod = pods[0]!.spec.template.spec;
     assert.equal(operatorPod.hostNetwork, undefined, 'the operator needs no host access');
-    assert.equal(pods[0]!.spec.replicas, 1);
+    // Two replicas: leader election (a Lease, named by POD_NAME) lets only one reconcile.
+    assert.equal(pods[0]!.spec.replicas, 2);
+    const operatorEnv = operatorPod.containers[0].env.find((e: Json) => e.name === 'POD_NAME');
+    assert.equal(operatorEnv.valueFrom.fieldRef.fieldPath, 'metadata.name');
   });
 
   it('RBAC: bindings point at existing roles and accounts; no wildcard anywhere', () => {

@@ -36,6 +36,9 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
   // default quota of 10 groups; the tests are about the operator, not the quota.
   const api = useApi('sqlite', { config: { quotas: { security_group: 50, security_group_rule: 500 } } });
   let fake: FakeKubeApiServer;
+  /** The core/v1 Events about one network with one reason (what `kubectl describe` lists). */
+  const eventsFor = (namespace: string, name: string, reason: string): Json[] =>
+    fake.listObjects('events', namespace).filter((e) => e.involvedObject?.name === name && e.reason === reason);
   const running: { abort: AbortController; done: Promise<void> }[] = [];
 
   before(async () => {
@@ -124,6 +127,22 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     assert.match(cm.data['node1.conf'], new RegExp(`amp_boot_network_list = ${network.id}`));
     assert.doesNotMatch(cm.data['node1.conf'], /heartbeat_key/);
     assert.equal(cm.metadata.ownerReferences[0].uid, object.metadata.uid);
+
+    // Events on the network: what the first pass did, and the new controller list.
+    const applied = await waitFor(() => eventsFor(ns, 'mgmt-a', 'Applied')[0], 'the Applied event');
+    assert.equal(applied.type, 'Normal');
+    assert.match(applied.message, /^created \d+ \(network, .*port, ConfigMap\)$/);
+    assert.deepEqual(applied.involvedObject, {
+      apiVersion: 'octonet.dev/v1',
+      kind: 'OctaviaManagementNetwork',
+      name: 'mgmt-a',
+      namespace: ns,
+      uid: object.metadata.uid,
+      resourceVersion: applied.involvedObject.resourceVersion,
+    });
+    assert.equal(applied.source.component, 'octonet-operator');
+    const listChanged = await waitFor(() => eventsFor(ns, 'mgmt-a', 'ControllerListChanged')[0], 'the list event');
+    assert.match(listChanged.message, /172\.24\.0\.4:5555, 172\.24\.0\.30:5555, 172\.24\.0\.100:5555/);
 
     // The heartbeat key: generated, 64 hex characters, in a Secret.
     const secret = fake.getObject('secrets', ns, 'mgmt-a-heartbeat-key');
@@ -227,6 +246,9 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
     assert.equal(object.status.observedGeneration, 1);
     assert.equal(neutron.calls.writes + neutron.calls.reads, 0, 'Neutron is not called for a bad spec');
     assert.deepEqual(await owned('networks', 'mgmt-b'), []);
+    const warning = await waitFor(() => eventsFor(ns, 'mgmt-b', 'InvalidSpec')[0], 'the InvalidSpec event');
+    assert.equal(warning.type, 'Warning');
+    assert.match(warning.message, /^spec\.network\.mtu: 9000/);
 
     fake.put(NETWORKS, resource(ns, 'mgmt-b', { ...spec, network: { ...spec.network, mtu: 1400 } }));
     const fixed = await readyFor(ns, 'mgmt-b', 2);
