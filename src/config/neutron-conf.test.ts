@@ -209,7 +209,7 @@ describe('Neutron config mapping', () => {
     assert.throws(() => mapped('[ml2]\ntenant_network_types = vxlan\n'), /tenant networks geneve or vlan, not vxlan/);
   });
 
-  it('reads Neutron database URLs and refuses MySQL for now', () => {
+  it('reads Neutron database URLs, MySQL in every driver form', () => {
     assert.equal(databaseUrlFromSqlAlchemy('postgresql://u:p@h/db'), 'postgresql://u:p@h/db');
     assert.equal(databaseUrlFromSqlAlchemy('postgresql+psycopg2://u:p@h/db'), 'postgresql://u:p@h/db');
     assert.equal(
@@ -218,10 +218,12 @@ describe('Neutron config mapping', () => {
     );
     assert.equal(databaseUrlFromSqlAlchemy('sqlite:///neutron.db'), 'sqlite:neutron.db');
     assert.throws(() => databaseUrlFromSqlAlchemy('sqlite://'), /in-memory/);
-    assert.throws(
-      () => databaseUrlFromSqlAlchemy('mysql+pymysql://n:p@db/neutron'),
-      /mysql\+pymysql:\/\/ .*not yet supported/,
+    assert.equal(
+      databaseUrlFromSqlAlchemy('mysql+pymysql://n:p@db/neutron?charset=utf8'),
+      'mysql://n:p@db/neutron?charset=utf8',
     );
+    assert.equal(databaseUrlFromSqlAlchemy('mysql+mysqldb://n:p@db:3306/neutron'), 'mysql://n:p@db:3306/neutron');
+    assert.equal(databaseUrlFromSqlAlchemy('mysql://n:p@db/neutron'), 'mysql://n:p@db/neutron');
     assert.throws(() => databaseUrlFromSqlAlchemy('oracle://x'), /unsupported database URL scheme "oracle"/);
   });
 

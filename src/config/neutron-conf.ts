@@ -3,7 +3,7 @@
  * octonet's config keys, so `octonet serve --config-file ...` can replace a Neutron in place.
  *
  * Owns which Neutron option becomes which octonet key, what is refused (a non-OVN mechanism driver,
- * a core plugin other than ML2, a MySQL URL until MariaDB lands) and the list of options octonet
+ * a core plugin other than ML2) and the list of options octonet
  * does not use: every option a file sets is either mapped, accepted as what octonet does anyway, or
  * named in `ignored`, which `serve` logs once at start. It never reads files or logs itself.
  */
@@ -79,7 +79,8 @@ function put(values: Record<string, unknown>, path: string, value: unknown): voi
 
 /**
  * `[database] connection` in SQLAlchemy's form as octonet's `database` URL: `sqlite:///rel.db`
- * (relative), `sqlite:////abs.db`, `postgresql[+driver]://...`. MySQL is refused until MariaDB lands.
+ * (relative), `sqlite:////abs.db`, `postgresql[+driver]://...`, `mysql[+driver]://...` (PyMySQL,
+ * mysqlclient's `mysqldb`: octonet reads it with mysql2 whatever driver Neutron named).
  */
 export function databaseUrlFromSqlAlchemy(url: string): string {
   const scheme = url.slice(0, Math.max(0, url.indexOf('://')));
@@ -91,11 +92,7 @@ export function databaseUrlFromSqlAlchemy(url: string): string {
     return `sqlite:${path}`;
   }
   if (dialect === 'postgresql' || dialect === 'postgres') return 'postgresql://' + url.slice(scheme.length + 3);
-  if (dialect === 'mysql' || dialect === 'mariadb')
-    throw new ConfigError(
-      `[database] connection: ${scheme}:// (MySQL/MariaDB) is not yet supported by octonet; ` +
-        'use PostgreSQL or SQLite, or import the database first (octonet import)',
-    );
+  if (dialect === 'mysql' || dialect === 'mariadb') return 'mysql://' + url.slice(scheme.length + 3);
   throw new ConfigError(`[database] connection: unsupported database URL scheme "${scheme || url}"`);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Opens the store named by a URL (`sqlite:PATH` or `postgres://...`), runs the migrations, and
+ * Opens the store named by a URL (`sqlite:PATH`, `postgres://...` or `mysql://...`), runs the migrations, and
  * runs transactions with the retry policy every write shares.
  *
  * This module owns the connection lifecycle and the retry loop; it knows nothing of Neutron.
@@ -15,8 +15,10 @@ import {
   isTransientOutage,
   type DbErrorInfo,
   type StoreDialect,
+  UnsupportedDatabaseUrl,
 } from './dialect.js';
 import { guardDialect } from './guarded-dialect.js';
+import { isMysqlUrl } from './mysql/url.js';
 import { createOutageTracker, type StoreEvents } from './outage.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-routers.js';
@@ -26,6 +28,7 @@ import * as m0005 from './migrations/0005-port-bindings.js';
 import * as m0006 from './migrations/0006-qos.js';
 import * as m0007 from './migrations/0007-deployment-identity.js';
 
+export { UnsupportedDatabaseUrl };
 export type Tx = Transaction<Schema>;
 export type Db = Kysely<Schema>;
 
@@ -56,33 +59,31 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { maxAttempts?: number }): Promise<T>;
   classifyError(error: unknown): DbErrorInfo | null;
   /**
-   * Serialises transactions that name the same key until they end (a PostgreSQL advisory lock);
+   * Serialises transactions that name the same key until they end (a PostgreSQL advisory lock, a locked row in MySQL);
    * a no-op where the database already serialises writers.
    */
   lockKey(tx: Tx, key: string): Promise<void>;
   /**
    * Runs `fn` only if no other process sharing the database is running work under the same key
-   * (a PostgreSQL advisory lock held by an otherwise idle transaction while `fn` runs); resolves
+   * (a PostgreSQL advisory lock, a MySQL row lock, held by an otherwise idle transaction while `fn` runs); resolves
    * false without running it otherwise. With SQLite, one process owns the file: `fn` just runs.
    */
   exclusively(key: string, fn: () => Promise<void>): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export class UnsupportedDatabaseUrl extends Error {}
-
 export interface StoreOptions {
-  /** Connections per process (PostgreSQL). */
+  /** Connections per process (PostgreSQL, MySQL). */
   poolSize?: number;
   /** Run the migrations on open (default true). */
   migrate?: boolean;
   /** Told when the database drops a connection (the pool reconnects by itself). */
   onConnectionLost?: (error: Error) => void;
-  /** Giving up on connecting (or on a free pooled connection) after this long (PostgreSQL). */
+  /** Giving up on connecting (or on a free pooled connection) after this long (PostgreSQL, MySQL). */
   connectTimeoutMs?: number;
-  /** Closing a pooled connection idle this long (PostgreSQL). */
+  /** Closing a pooled connection idle this long (PostgreSQL, MySQL). */
   idleTimeoutMs?: number;
-  /** Cancelling a statement running this long; 0 for never (PostgreSQL). */
+  /** Cancelling a statement running this long; 0 for never (PostgreSQL, MySQL). */
   statementTimeoutMs?: number;
   /** How long a transaction keeps retrying a transient outage before it fails with DatabaseUnavailable. */
   retryBudgetMs?: number;
@@ -104,7 +105,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The dialect for a database URL. Each dialect's driver is loaded only when used: a SQLite
- * deployment never loads `pg`, a PostgreSQL one never loads the SQLite addon.
+ * deployment never loads `pg` or `mysql2`, a PostgreSQL one never loads the SQLite addon.
  */
 export async function dialectForUrl(url: string, options: StoreOptions = {}): Promise<StoreDialect> {
   if (url.startsWith('sqlite:')) {
@@ -118,8 +119,12 @@ export async function dialectForUrl(url: string, options: StoreOptions = {}): Pr
     const { createPostgresDialect } = await import('./postgres/dialect.js');
     return createPostgresDialect(url, options);
   }
+  if (isMysqlUrl(url)) {
+    const { createMysqlDialect } = await import('./mysql/dialect.js');
+    return createMysqlDialect(url, options);
+  }
   throw new UnsupportedDatabaseUrl(
-    `unsupported database URL (use sqlite:PATH or postgres://...): ${url.split(':')[0]}:...`,
+    `unsupported database URL (use sqlite:PATH, postgres://... or mysql://...): ${url.split(':')[0]}:...`,
   );
 }
 

@@ -2,7 +2,7 @@
  * What differs between the databases octonet runs on, as data rather than `instanceof` checks,
  * and the one classification of database failures every caller shares.
  *
- * `store/sqlite/` and `store/postgres/` each export a `StoreDialect` built from the same file set
+ * `store/sqlite/`, `store/postgres/` and `store/mysql/` each export a `StoreDialect` built from the same file set
  * (`dialect.ts`, `errors.ts`); everything else in `store/` and `core/` reads only these flags.
  * Each dialect's `errors.ts` maps its driver's errors onto `DbErrorKind`; what to do with a kind
  * (retry at once, retry after a pause, answer 503) is decided here, once.
@@ -86,10 +86,13 @@ export function classifyWith(classify: (error: unknown) => DbErrorInfo | null, e
   return classify(error);
 }
 
+/** The database URL names no database octonet can open, or names one wrongly. */
+export class UnsupportedDatabaseUrl extends Error {}
+
 export interface StoreCapabilities {
-  /** `SELECT ... FOR UPDATE` takes a row lock (PostgreSQL). SQLite serialises writers instead. */
+  /** `SELECT ... FOR UPDATE` takes a row lock (PostgreSQL, MySQL). SQLite serialises writers instead. */
   readonly supportsRowLocks: boolean;
-  /** Booleans are stored as 0/1 integers (SQLite). */
+  /** Booleans are stored as 0/1 integers (SQLite, MySQL's TINYINT(1)). */
   readonly booleansAsIntegers: boolean;
   /** Several processes may write concurrently, so cross-row invariants need explicit locks. */
   readonly concurrentWriters: boolean;
@@ -98,7 +101,7 @@ export interface StoreCapabilities {
 }
 
 export interface StoreDialect {
-  readonly name: 'sqlite' | 'postgres';
+  readonly name: 'sqlite' | 'postgres' | 'mysql';
   readonly capabilities: StoreCapabilities;
   /** The Kysely dialect connected to the database. */
   createKyselyDialect(): Dialect;

@@ -35,7 +35,8 @@ function fixedIpsFilter(values: readonly unknown[]): Condition {
     if (spec.subnet_id) conditions.push(holding(inList('a.subnet_id', spec.subnet_id)));
     if (spec.ip_address_substr) {
       const likes = spec.ip_address_substr.map(
-        (part) => sql`a.ip_address like ${'%' + part.replace(/[\\%_]/g, '\\$&') + '%'} escape '\\'`,
+        // `!` escapes: a backslash would need escaping itself in MySQL's string literals.
+        (part) => sql`a.ip_address like ${'%' + part.replace(/[!%_]/g, '!$&') + '%'} escape '!'`,
       );
       conditions.push(holding(or(likes)));
     }
