@@ -30,6 +30,6 @@ describe("Neutron's database URLs", () => {
   });
 
   it('refuses a MySQL source while this build has no MySQL driver', async () => {
-    await assert.rejects(openNeutronSource('mysql+pymysql://u:p@db/neutron'), /mysql2 driver/);
+    await assert.rejects(openNeutronSource('mysql+pymysql://u:p@db/neutron'), /not read yet/);
   });
 });

@@ -74,13 +74,14 @@ async function openPostgresSource(url: string): Promise<NeutronSource> {
 }
 
 /**
- * MySQL/MariaDB sources read through `mysql2`, which comes with octonet's MariaDB backend (issue 17
- * item 3); until that lands in this build, such a URL is refused with this message.
+ * MySQL/MariaDB sources: the `mysql2` driver is here (octonet's MariaDB backend), the reader of
+ * Neutron's schema through it is not yet (its column types differ from PostgreSQL's), so such a
+ * URL is refused with this message.
  */
 function openMysqlSource(): Promise<NeutronSource> {
   throw new UnsupportedSourceUrl(
-    'mysql+pymysql:// sources need the mysql2 driver, which this build does not include yet; ' +
-      'dump the database into PostgreSQL (or use a build with the MariaDB backend)',
+    "mysql+pymysql:// sources are not read yet (the MySQL reader of Neutron's schema is not written); " +
+      'copy the database into PostgreSQL first',
   );
 }
 

@@ -164,6 +164,16 @@ for (const backend of BACKENDS) {
       assert.deepEqual(rows, [{ id: kept.id }]);
     });
 
+    it("refuses Neutron's own database, creating nothing in it", async () => {
+      const { url } = await freshDatabase();
+      const neutron = await openStore(url, { migrate: false });
+      await sql`create table standardattributes (id integer primary key)`.execute(neutron.db);
+      await assert.rejects(migrate(neutron.db), /Neutron's .*octonet import/);
+      const tables = (await neutron.db.introspection.getTables()).map((t) => t.name);
+      assert.ok(!tables.includes('octonet_migrations') && !tables.includes('networks'), tables.join(', '));
+      await neutron.close();
+    });
+
     if (backend !== 'sqlite') {
       it('lets several stores opened at once on one new database migrate it (the migrator lock)', async () => {
         const { url } = await freshDatabase();

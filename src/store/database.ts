@@ -192,6 +192,15 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
 
 /** Brings the schema up to date. Kysely's migrator takes a lock, so replicas may start together. */
 export async function migrate(db: Kysely<Schema>): Promise<void> {
+  // Neutron's own database (neutron.conf's `[database] connection`, unchanged) is read by
+  // `octonet import`, never written: octonet's tables beside Neutron's would mix two schemas.
+  const tables = await db.introspection.getTables();
+  if (tables.some((t) => t.name === 'standardattributes')) {
+    throw new Error(
+      "this database is Neutron's (it has Neutron's standardattributes table): give octonet a database " +
+        "of its own and copy Neutron's into it with `octonet import --from <this URL>`",
+    );
+  }
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

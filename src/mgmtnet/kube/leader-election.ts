@@ -165,6 +165,20 @@ export async function runWithLeaderElection(options: LeaderElectionOptions): Pro
       return false;
     }
   };
+  /**
+   * An attempt given at most `ms`: a request hung on a half-open connection counts as a failure,
+   * so a leader that cannot renew stops leading at its deadline, as client-go's bounded renew
+   * does, instead of leading on while a follower takes the expired Lease.
+   */
+  const attemptWithin = async (ms: number): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+    try {
+      return await Promise.race([attempt(), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   while (!signal.aborted) {
     if (!(await attempt())) {
       await sleep(retryPeriodMs, signal);
@@ -181,7 +195,7 @@ export async function runWithLeaderElection(options: LeaderElectionOptions): Pro
     while (!signal.aborted) {
       await sleep(retryPeriodMs, signal);
       if (signal.aborted) break;
-      if (await attempt()) continue;
+      if (await attemptWithin(elector.lastRenew + renewDeadlineMs - Date.now())) continue;
       if (Date.now() - elector.lastRenew >= renewDeadlineMs) {
         logger?.warn({ lease: name, identity: options.identity }, 'lost leadership: could not renew in time');
         break;
