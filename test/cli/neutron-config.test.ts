@@ -4,7 +4,7 @@
  * and addresses changed; the config dir overrides the database and auth as an operator's
  * `neutron.conf.d` would). It must answer the API where `bind_host`/`bind_port` say, write to the
  * database and OVN the files name, apply `policy.yaml` found beside them, list the options it
- * ignores once, and refuse an ML2/OVS configuration.
+ * ignores once, and refuse an ML2/OVS configuration and Neutron's own database.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually, useOvnCentral } from '../fixtures/ovn-central.js';
+import pg from 'pg';
 import { createTestDatabase } from '../fixtures/postgres.js';
 import { startServeProcess, type ServeProcess } from '../fixtures/serve-process.js';
 
@@ -238,13 +239,42 @@ describe('serve from Kolla-rendered Neutron config files', () => {
     );
   });
 
-  it('refuses a MySQL database URL until MariaDB is supported', async () => {
-    const mysqlDir = join(dir, 'mysql');
-    mkdirSync(mysqlDir);
-    writeFileSync(join(mysqlDir, 'neutron.conf'), KOLLA_NEUTRON_CONF);
-    await assert.rejects(
-      startServeProcess('', { args: () => ['--config-file', join(mysqlDir, 'neutron.conf')] }),
-      /octonet: \[database\] connection: mysql\+pymysql:\/\/ \(MySQL\/MariaDB\) is not yet supported/,
-    );
+  it("refuses Neutron's own database ([database] connection left as it was), writing nothing into it", async () => {
+    const neutron = await createTestDatabase();
+    const client = new pg.Client({ connectionString: neutron.url });
+    await client.connect();
+    try {
+      await client.query('create table standardattributes (id bigint primary key)');
+      const neutronDir = join(dir, 'neutron-db');
+      mkdirSync(neutronDir);
+      writeFileSync(join(neutronDir, 'neutron.conf'), KOLLA_NEUTRON_CONF);
+      writeFileSync(join(neutronDir, 'policy.yaml'), '');
+      writeFileSync(
+        join(neutronDir, 'database.conf'),
+        `[database]\nconnection = ${neutron.url.replace(/^postgres(ql)?:/, 'postgresql+psycopg2:')}\n` +
+          '[DEFAULT]\nauth_strategy = noauth\n',
+      );
+      await assert.rejects(
+        startServeProcess('', {
+          args: () => [
+            '--config-file',
+            join(neutronDir, 'neutron.conf'),
+            '--config-file',
+            join(neutronDir, 'database.conf'),
+          ],
+        }),
+        /this database is Neutron's .*octonet import --from/,
+      );
+      const { rows } = await client.query<{ tablename: string }>(
+        "select tablename from pg_tables where schemaname = 'public' order by tablename",
+      );
+      assert.deepEqual(
+        rows.map((r) => r.tablename),
+        ['standardattributes'],
+      );
+    } finally {
+      await client.end();
+      await neutron.drop();
+    }
   });
 });
