@@ -17,6 +17,8 @@ import { NbWatch } from './nb-watch.js';
 
 /** Only one replica runs the periodic full pass at a time. */
 const FULL_SYNC_LOCK = 'octonet:ovn-full-sync';
+/** How soon a replica that found another's pass running tries its own again. */
+const LOCKED_RETRY_MS = 1000;
 
 export interface RepairLoopOptions {
   readonly ovn: Pick<OvnConfig, 'full_sync_interval' | 'bfd_min_rx' | 'bfd_min_tx' | 'bfd_mult'>;
@@ -36,6 +38,7 @@ export class RepairLoop {
   private periodic: NodeJS.Timeout | undefined;
   private fullSyncRunning: Promise<void> | undefined;
   private fullSyncAgain: string | undefined;
+  private lockedRetry: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly options: RepairLoopOptions) {
@@ -63,6 +66,7 @@ export class RepairLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.periodic) clearInterval(this.periodic);
+    if (this.lockedRetry) clearTimeout(this.lockedRetry);
     await this.fullSyncRunning;
   }
 
@@ -83,6 +87,15 @@ export class RepairLoop {
       this.fullSyncAgain = undefined;
       if (again) this.requestFullSync(again);
     });
+  }
+
+  private retryWhenUnlocked(trigger: string): void {
+    if (this.stopped || this.lockedRetry) return;
+    this.lockedRetry = setTimeout(() => {
+      this.lockedRetry = undefined;
+      this.requestFullSync(trigger);
+    }, LOCKED_RETRY_MS);
+    this.lockedRetry.unref();
   }
 
   /** Compares the whole database with the NB and writes every difference, now (no lock, no report). */
@@ -131,7 +144,13 @@ export class RepairLoop {
         );
         await this.options.afterFullPass();
       });
-      if (!ran) logger.debug({ trigger }, 'another replica is running the full OVN pass');
+      if (!ran) {
+        logger.debug({ trigger }, 'another replica is running the full OVN pass');
+        // That pass may have read the database before a write of ours that never reached the NB
+        // (the NB leader died under it), so ours runs once theirs is over. A periodic pass need
+        // not: theirs is one.
+        if (trigger !== 'periodic') this.retryWhenUnlocked(trigger);
+      }
     } catch (error) {
       const level = error instanceof OvsdbNotConnected ? 'warn' : 'error';
       logger[level](
