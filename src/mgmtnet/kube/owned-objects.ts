@@ -91,15 +91,22 @@ export async function ensureHeartbeatSecret(
   if (existing?.data?.[key]) return 'unchanged';
   const value = Buffer.from(generateHeartbeatKey()).toString('base64');
   if (!existing) {
-    await kube.create(SECRETS, namespace, {
-      metadata: {
-        name,
-        labels: { [NETWORK_LABEL]: network.metadata.name },
-        ownerReferences: [ownerReference(network)],
-      },
-      type: 'Opaque',
-      data: { [key]: value },
-    });
+    try {
+      await kube.create(SECRETS, namespace, {
+        metadata: {
+          name,
+          labels: { [NETWORK_LABEL]: network.metadata.name },
+          ownerReferences: [ownerReference(network)],
+        },
+        type: 'Opaque',
+        data: { [key]: value },
+      });
+    } catch (error) {
+      // Another pass made it between our read and our create (a second replica, or a pass
+      // started by hand beside the running operator): its key stands, as for any existing one.
+      if (!isConflict(error)) throw error;
+      return 'unchanged';
+    }
     return 'created';
   }
   await kube.replace(SECRETS, namespace, { ...existing, data: { ...existing.data, [key]: value } });
