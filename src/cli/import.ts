@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { importNeutron } from '../import/import.js';
-import { describeRefusals } from '../import/refusals.js';
+import { describeSkipped } from '../import/refusals.js';
 import { UnsupportedSourceUrl } from '../import/source.js';
 import { ImportRefused } from '../import/writer.js';
 import { openStore } from '../store/database.js';
@@ -30,7 +30,10 @@ export function registerImportCommand(program: Command): void {
     )
     .option('--config <file>', 'YAML configuration file (default: $OCTONET_CONFIG)')
     .option('--database <url>', "octonet's database: sqlite:PATH or postgres://... (default: the config)")
-    .option('--skip-unsupported', 'leave out what octonet cannot carry instead of refusing the import')
+    .option(
+      '--skip-unsupported',
+      'leave out what octonet cannot carry (or carry it plainly, saying what is dropped) instead of refusing',
+    )
     .option('--replace', 'overwrite a target database that already holds something else')
     .option('--dry-run', 'read, check and map the source, but write nothing')
     .action(async (options: ImportFlags) => {
@@ -38,7 +41,11 @@ export function registerImportCommand(program: Command): void {
       const store = await openStore(config.database, { connectTimeoutMs: config.database_connect_timeout * 1000 });
       try {
         const report = await importNeutron(options.from, store, options);
-        if (report.skipped.length > 0) process.stdout.write(`left out:\n${describeRefusals(report.skipped)}\n`);
+        if (report.skipped.length > 0) {
+          process.stdout.write(
+            `not carried as Neutron has them (--skip-unsupported):\n${describeSkipped(report.skipped)}\n`,
+          );
+        }
         const counts = Object.entries(report.counts)
           .filter(([, n]) => n > 0)
           .map(([table, n]) => `${table} ${n}`)

@@ -18,7 +18,7 @@ import { openNeutronSource } from './source.js';
 import { ImportRefused, writePlan, type WriteOutcome } from './writer.js';
 
 export interface ImportOptions {
-  /** Leave out what octonet cannot carry instead of refusing the import. */
+  /** Leave out what octonet cannot carry (or carry it as a plain resource, attribute dropped) instead of refusing. */
   skipUnsupported?: boolean;
   /** Overwrite a target database that holds something else. */
   replace?: boolean;
@@ -30,7 +30,7 @@ export interface ImportReport {
   outcome: WriteOutcome | 'dry-run';
   /** Rows written (or that would be) per octonet table. */
   counts: Record<string, number>;
-  /** What was left out (with `skipUnsupported`); empty otherwise. */
+  /** What was left out or carried plainly (with `skipUnsupported`, each saying which); empty otherwise. */
   skipped: Refusal[];
 }
 

@@ -1,8 +1,11 @@
 /**
  * What an import cannot carry, found before anything is written: rows of extensions octonet does
  * not implement, ports bound by another mechanism driver than OVN, and attributes octonet has no
- * column for. Each refusal names its rows, so an operator sees exactly what stands in the way; with
- * `--skip-unsupported` they are left out instead (a port bound elsewhere is carried unbound).
+ * column for. Each refusal names its rows, so an operator sees exactly what stands in the way, and
+ * says what `--skip-unsupported` does with them: rows of a missing extension are left out; a resource
+ * that only has an attribute octonet lacks (a VLAN-transparent network, an HA router, a subnet on a
+ * segment) is carried as a plain one with that attribute dropped, which keeps its ports, addresses and
+ * traffic, and the report says so loudly (the mappers carry them so: map-*.ts).
  */
 import { TAGGED_TYPES } from './map-tags-quotas.js';
 import type { NeutronSnapshot, NeutronTable } from './snapshot.js';
@@ -16,7 +19,11 @@ export interface Refusal {
   table: string;
   /** Their ids (or another key where the table has no id). */
   keys: string[];
+  /** What `--skip-unsupported` does with them: `left out`, or how they are carried instead. */
+  whenSkipped: string;
 }
+
+const LEFT_OUT = 'left out';
 
 /** Tables of extensions octonet does not implement: any row refuses the import. */
 const UNSUPPORTED_TABLES: readonly [NeutronTable, string][] = [
@@ -53,8 +60,15 @@ function keyOf(row: SourceRow): string {
   return JSON.stringify(row);
 }
 
-function refuse(refusals: Refusal[], table: string, reason: string, rows: readonly SourceRow[], key = keyOf): void {
-  if (rows.length > 0) refusals.push({ reason, table, keys: rows.map(key) });
+function refuse(
+  refusals: Refusal[],
+  table: string,
+  reason: string,
+  rows: readonly SourceRow[],
+  whenSkipped = LEFT_OUT,
+  key = keyOf,
+): void {
+  if (rows.length > 0) refusals.push({ reason, table, keys: rows.map(key), whenSkipped });
 }
 
 /** Ports bound by a mechanism driver other than OVN (or through DVR's distributed bindings). */
@@ -77,6 +91,7 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
       reason: 'ports bound by a mechanism driver other than OVN',
       table: 'ml2_port_binding_levels',
       keys: [...elsewhere],
+      whenSkipped: 'carried unbound (binding:vif_type unbound): the next bind binds them through OVN',
     });
   }
   const rows = (table: NeutronTable, keep: (row: SourceRow) => boolean) => snapshot.rows(table).filter(keep);
@@ -91,30 +106,35 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     'networksegments',
     'segment names and descriptions (the segments API) are not carried',
     rows('networksegments', (r) => text(r, 'name') !== ''),
+    'carried as plain segments: name and description dropped',
   );
   refuse(
     refusals,
     'subnets',
     'subnets on a segment (routed provider networks) are not implemented',
     rows('subnets', (r) => textOrNull(r, 'segment_id') !== null),
+    'carried as plain subnets of their network: segment_id dropped',
   );
   refuse(
     refusals,
     'networks',
     'VLAN-transparent networks are not implemented',
     rows('networks', (r) => flag(r, 'vlan_transparent')),
+    'carried as plain networks: vlan_transparent dropped',
   );
   refuse(
     refusals,
     'router_extra_attributes',
     'distributed (DVR) or HA routers: ML2/OVN routers are neither',
     rows('router_extra_attributes', (r) => flag(r, 'distributed') || flag(r, 'ha')),
+    'carried as plain routers (OVN gateway chassis, not DVR or HA agents): distributed and ha dropped',
   );
   refuse(
     refusals,
     'routers',
     'router flavors are not implemented',
     rows('routers', (r) => textOrNull(r, 'flavor_id') !== null),
+    'carried as plain routers: flavor_id dropped',
   );
   refuse(
     refusals,
@@ -134,24 +154,28 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     'portnumaaffinitypolicies',
     'port NUMA affinity policies are not implemented',
     rows('portnumaaffinitypolicies', (r) => textOrNull(r, 'numa_affinity_policy') !== null),
+    'ports carried: numa_affinity_policy dropped',
   );
   refuse(
     refusals,
     'portdeviceprofiles',
     'port device profiles are not implemented',
     rows('portdeviceprofiles', (r) => textOrNull(r, 'device_profile') !== null),
+    'ports carried: device_profile dropped',
   );
   refuse(
     refusals,
     'portuplinkstatuspropagation',
     'uplink status propagation is not implemented',
     rows('portuplinkstatuspropagation', (r) => flag(r, 'propagate_uplink_status')),
+    'ports carried: propagate_uplink_status dropped',
   );
   refuse(
     refusals,
     'portdataplanestatuses',
     'data plane status is not implemented',
     rows('portdataplanestatuses', (r) => textOrNull(r, 'data_plane_status') !== null),
+    'ports carried: data_plane_status dropped',
   );
   for (const table of ['subnetpoolrbacs', 'addressscoperbacs', 'qospolicyrbacs'] as const) {
     refuse(
@@ -166,18 +190,24 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     'tags',
     'tags on resources octonet does not tag',
     rows('tags', (r) => !((snapshot.standardType(text(r, 'standard_attr_id')) ?? '') in TAGGED_TYPES)),
+    LEFT_OUT,
     (r) => `${snapshot.standardType(text(r, 'standard_attr_id')) ?? '?'}:${text(r, 'tag')}`,
   );
   return refusals;
 }
 
+function rowsOf(r: Refusal): string {
+  const shown = r.keys.slice(0, 10).join(', ');
+  const more = r.keys.length > 10 ? ` and ${r.keys.length - 10} more` : '';
+  return `${r.table}: ${r.keys.length} row${r.keys.length === 1 ? '' : 's'}: ${shown}${more}`;
+}
+
 /** The refusals as an operator reads them: one line per reason, with the rows' keys. */
 export function describeRefusals(refusals: readonly Refusal[]): string {
-  return refusals
-    .map((r) => {
-      const shown = r.keys.slice(0, 10).join(', ');
-      const more = r.keys.length > 10 ? ` and ${r.keys.length - 10} more` : '';
-      return `- ${r.reason} (${r.table}: ${r.keys.length} row${r.keys.length === 1 ? '' : 's'}: ${shown}${more})`;
-    })
-    .join('\n');
+  return refusals.map((r) => `- ${r.reason} (${rowsOf(r)})`).join('\n');
+}
+
+/** What `--skip-unsupported` did, one line per reason: left out, or carried with what dropped. */
+export function describeSkipped(refusals: readonly Refusal[]): string {
+  return refusals.map((r) => `- ${r.whenSkipped}: ${r.reason} (${rowsOf(r)})`).join('\n');
 }

@@ -1,10 +1,13 @@
 /**
  * Where a Neutron database is read from: Neutron's own `[database] connection` URL forms
- * (`postgresql://`, `postgresql+psycopg2://`; `mysql+pymysql://` once the MySQL driver is in) opened
- * read-only behind one small interface, so the mappers never see a driver.
+ * (`postgresql[+psycopg2]://`, `mysql[+pymysql|+mysqldb]://`, `mariadb://`, with oslo.db's
+ * `?charset=`/`?unix_socket=`) opened read-only, in one consistent snapshot, behind one small
+ * interface, so the mappers never see a driver. Both readers hand rows over in the same shapes:
+ * timestamps as UTC text, BIGINTs as strings, JSON as text, booleans as the driver has them (values.ts).
  *
  * This module owns the source connection; it never writes to the source.
  */
+import { parseMysqlUrl } from '../store/mysql/url.js';
 
 /** One table's rows as plain objects; booleans and numbers as the driver returns them. */
 export type SourceRow = Record<string, unknown>;
@@ -21,15 +24,22 @@ export interface NeutronSource {
 
 export class UnsupportedSourceUrl extends Error {}
 
-/** `postgresql+psycopg2://u:p@h:5432/db?x=y` → the scheme without its driver and the URL for `pg`. */
+/**
+ * `postgresql+psycopg2://u:p@h:5432/db?x=y` → the scheme without its driver and the URL for `pg`;
+ * MySQL URLs stay as given (store/mysql/url.ts reads their driver suffix and parameters).
+ */
 export function parseSourceUrl(url: string): { kind: 'postgresql' | 'mysql'; url: string } {
   const match = /^([a-z]+)(\+[a-z0-9_]+)?:\/\//i.exec(url);
   const scheme = match?.[1]?.toLowerCase();
   const rest = match ? url.slice(match[0].length) : '';
   if (scheme === 'postgresql' || scheme === 'postgres') return { kind: 'postgresql', url: `postgresql://${rest}` };
   if (scheme === 'mysql' || scheme === 'mariadb') {
-    // PyMySQL's `?charset=utf8` is not a mysql2 option: drop the query string.
-    return { kind: 'mysql', url: `mysql://${rest.split('?')[0] ?? ''}` };
+    try {
+      parseMysqlUrl(url);
+    } catch (error) {
+      throw new UnsupportedSourceUrl((error as Error).message);
+    }
+    return { kind: 'mysql', url };
   }
   throw new UnsupportedSourceUrl(
     `unsupported source URL (use Neutron's [database] connection: postgresql://... or mysql+pymysql://...): ${url.split(':')[0]}:...`,
@@ -38,6 +48,7 @@ export function parseSourceUrl(url: string): { kind: 'postgresql' | 'mysql'; url
 
 const TABLE_NAME = /^[a-z0-9_]+$/;
 
+/** A table name as the readers put it into SQL: only Neutron's lower-case names pass. */
 function checkedName(table: string): string {
   if (!TABLE_NAME.test(table)) throw new Error(`not a Neutron table name: ${table}`);
   return table;
@@ -74,18 +85,58 @@ async function openPostgresSource(url: string): Promise<NeutronSource> {
 }
 
 /**
- * MySQL/MariaDB sources: the `mysql2` driver is here (octonet's MariaDB backend), the reader of
- * Neutron's schema through it is not yet (its column types differ from PostgreSQL's), so such a
- * URL is refused with this message.
+ * A mysql2 value as the PostgreSQL reader would hand it over: JSON columns (MySQL's JSON type,
+ * which mysql2 parses) back to their text, BINARY/BLOB bytes as UTF-8 text (Neutron stores text
+ * in them where a deployment's schema made them binary).
  */
-function openMysqlSource(): Promise<NeutronSource> {
-  throw new UnsupportedSourceUrl(
-    "mysql+pymysql:// sources are not read yet (the MySQL reader of Neutron's schema is not written); " +
-      'copy the database into PostgreSQL first',
-  );
+function mysqlValue(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
+  return value;
+}
+
+async function openMysqlSource(url: string): Promise<NeutronSource> {
+  const { default: mysql } = await import('mysql2/promise');
+  const connection = await mysql.createConnection({
+    ...parseMysqlUrl(url),
+    // utf8mb4 reads Neutron's utf8 (3-byte) tables and any 4-byte text a deployment put in them.
+    charset: 'UTF8MB4_GENERAL_CI',
+    // DATETIME has no zone and holds Neutron's UTC: text, never through this process's local time.
+    dateStrings: true,
+    // BIGINT (standard attribute ids) as strings, as pg hands them over: never rounded.
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+  try {
+    // One snapshot for every read, as InnoDB gives it at REPEATABLE READ (MySQL's and MariaDB's default).
+    await connection.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+  } catch (error) {
+    await connection.end();
+    throw error;
+  }
+  return {
+    kind: 'mysql',
+    async tables() {
+      const [rows] = await connection.query(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'",
+      );
+      return new Set((rows as { name: string }[]).map((r) => r.name));
+    },
+    async rows(table) {
+      const [rows] = await connection.query(`SELECT * FROM \`${checkedName(table)}\``);
+      return (rows as SourceRow[]).map((row) =>
+        Object.fromEntries(Object.entries(row).map(([column, value]) => [column, mysqlValue(value)])),
+      );
+    },
+    async close() {
+      await connection.query('ROLLBACK').catch(() => undefined);
+      await connection.end();
+    },
+  };
 }
 
 export async function openNeutronSource(url: string): Promise<NeutronSource> {
   const parsed = parseSourceUrl(url);
-  return parsed.kind === 'postgresql' ? openPostgresSource(parsed.url) : openMysqlSource();
+  return parsed.kind === 'postgresql' ? openPostgresSource(parsed.url) : openMysqlSource(parsed.url);
 }
