@@ -91,7 +91,7 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
       reason: 'ports bound by a mechanism driver other than OVN',
       table: 'ml2_port_binding_levels',
       keys: [...elsewhere],
-      whenSkipped: 'carried unbound (binding:vif_type unbound): the next bind binds them through OVN',
+      whenSkipped: 'carried unbound (binding:vif_type unbound), the next bind binds them through OVN',
     });
   }
   const rows = (table: NeutronTable, keep: (row: SourceRow) => boolean) => snapshot.rows(table).filter(keep);
@@ -106,35 +106,35 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     'networksegments',
     'segment names and descriptions (the segments API) are not carried',
     rows('networksegments', (r) => text(r, 'name') !== ''),
-    'carried as plain segments: name and description dropped',
+    'carried as plain segments, name and description dropped',
   );
   refuse(
     refusals,
     'subnets',
     'subnets on a segment (routed provider networks) are not implemented',
     rows('subnets', (r) => textOrNull(r, 'segment_id') !== null),
-    'carried as plain subnets of their network: segment_id dropped',
+    'carried as plain subnets of their network, segment_id dropped',
   );
   refuse(
     refusals,
     'networks',
     'VLAN-transparent networks are not implemented',
     rows('networks', (r) => flag(r, 'vlan_transparent')),
-    'carried as plain networks: vlan_transparent dropped',
+    'carried as plain networks, vlan_transparent dropped',
   );
   refuse(
     refusals,
     'router_extra_attributes',
     'distributed (DVR) or HA routers: ML2/OVN routers are neither',
     rows('router_extra_attributes', (r) => flag(r, 'distributed') || flag(r, 'ha')),
-    'carried as plain routers (OVN gateway chassis, not DVR or HA agents): distributed and ha dropped',
+    'carried as plain routers (OVN gateway chassis, not DVR or HA agents), distributed and ha dropped',
   );
   refuse(
     refusals,
     'routers',
     'router flavors are not implemented',
     rows('routers', (r) => textOrNull(r, 'flavor_id') !== null),
-    'carried as plain routers: flavor_id dropped',
+    'carried as plain routers, flavor_id dropped',
   );
   refuse(
     refusals,
@@ -154,28 +154,28 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     'portnumaaffinitypolicies',
     'port NUMA affinity policies are not implemented',
     rows('portnumaaffinitypolicies', (r) => textOrNull(r, 'numa_affinity_policy') !== null),
-    'ports carried: numa_affinity_policy dropped',
+    'ports carried, numa_affinity_policy dropped',
   );
   refuse(
     refusals,
     'portdeviceprofiles',
     'port device profiles are not implemented',
     rows('portdeviceprofiles', (r) => textOrNull(r, 'device_profile') !== null),
-    'ports carried: device_profile dropped',
+    'ports carried, device_profile dropped',
   );
   refuse(
     refusals,
     'portuplinkstatuspropagation',
     'uplink status propagation is not implemented',
     rows('portuplinkstatuspropagation', (r) => flag(r, 'propagate_uplink_status')),
-    'ports carried: propagate_uplink_status dropped',
+    'ports carried, propagate_uplink_status dropped',
   );
   refuse(
     refusals,
     'portdataplanestatuses',
     'data plane status is not implemented',
     rows('portdataplanestatuses', (r) => textOrNull(r, 'data_plane_status') !== null),
-    'ports carried: data_plane_status dropped',
+    'ports carried, data_plane_status dropped',
   );
   for (const table of ['subnetpoolrbacs', 'addressscoperbacs', 'qospolicyrbacs'] as const) {
     refuse(
@@ -209,5 +209,5 @@ export function describeRefusals(refusals: readonly Refusal[]): string {
 
 /** What `--skip-unsupported` did, one line per reason: left out, or carried with what dropped. */
 export function describeSkipped(refusals: readonly Refusal[]): string {
-  return refusals.map((r) => `- ${r.whenSkipped}: ${r.reason} (${rowsOf(r)})`).join('\n');
+  return refusals.map((r) => `- ${r.reason}: ${r.whenSkipped} (${rowsOf(r)})`).join('\n');
 }
