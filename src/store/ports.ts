@@ -17,6 +17,7 @@ import {
 } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { AllowedAddressPairTable, ExtraDhcpOptTable, IpAllocationTable, PortTable } from './schema.js';
+import { preparedRead } from './prepared.js';
 import { lockRow } from './rows.js';
 import { addTags } from './tags.js';
 
@@ -148,8 +149,12 @@ interface ChildRow {
  * trip instead of seven, which is most of the cost of a port show on PostgreSQL.
  */
 async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<ChildRow[]> {
+  return (await childRowsQuery(ids).execute(db)).rows;
+}
+
+function childRowsQuery(ids: readonly string[]) {
   const list = sql.join(ids.map((id) => sql`${id}`));
-  const result = await sql<ChildRow>`
+  return sql<ChildRow>`
     select 'ip' as kind, port_id, subnet_id as a, ip_address as b, null as c from ip_allocations where port_id in (${list})
     union all
     select 'pair', port_id, mac_address, ip_address, null from allowed_address_pairs where port_id in (${list})
@@ -163,8 +168,7 @@ async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<Ch
     select 'qos', port_id, policy_id, null, null from qos_port_policy_bindings where port_id in (${list})
     union all
     select 'netqos', p.id, b.policy_id, null, null from ports p
-      join qos_network_policy_bindings b on b.network_id = p.network_id where p.id in (${list})`.execute(db);
-  return result.rows;
+      join qos_network_policy_bindings b on b.network_id = p.network_id where p.id in (${list})`;
 }
 
 /**
@@ -302,13 +306,18 @@ export async function listPortRecords(
   return { records: assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where)), markerFound };
 }
 
+const portRowById = preparedRead((db, param) => db.selectFrom('ports').selectAll().where('id', '=', param(0)));
+
 export async function getPortRow(db: Db, id: string): Promise<PortTable | undefined> {
-  return db.selectFrom('ports').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await portRowById(db, id))[0];
 }
+
+/** `loadChildRowsTogether` of one port, compiled once. */
+const childRowsOfPort = preparedRead((db, param) => ({ compile: () => childRowsQuery([param(0)]).compile(db) }));
 
 /** The port and its children, read side by side (one round trip on PostgreSQL's pool). */
 export async function getPortRecord(db: Db, id: string): Promise<PortRecord | undefined> {
-  const [row, children] = await Promise.all([getPortRow(db, id), loadChildRowsTogether(db, [id])]);
+  const [row, children] = await Promise.all([getPortRow(db, id), childRowsOfPort(db, id)]);
   return row ? assemblePortRecords([row], children)[0] : undefined;
 }
 
