@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from './database.js';
+import { preparedRead } from './prepared.js';
 import { chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
@@ -182,17 +183,24 @@ export async function getNetworkAccess(db: Db, id: string): Promise<NetworkAcces
 }
 
 /** `getNetworkAccess` by one of the network's ports, so it need not wait for the port row. */
+const networkOfPort = (db: Db, portId: string) => db.selectFrom('ports').select('network_id').where('id', '=', portId);
+// Compiled once (a port show runs both): see prepared.ts.
+const networkRowOfPort = preparedRead((db, param) =>
+  db
+    .selectFrom('networks')
+    .selectAll()
+    .where('id', '=', networkOfPort(db, param(0))),
+);
+const networkRbacOfPort = preparedRead((db, param) =>
+  db
+    .selectFrom('network_rbacs')
+    .select(['target_project', 'action'])
+    .where('object_id', '=', networkOfPort(db, param(0))),
+);
+
 export async function getNetworkAccessOfPort(db: Db, portId: string): Promise<NetworkAccess | undefined> {
-  const networkOfPort = db.selectFrom('ports').select('network_id').where('id', '=', portId);
-  const [row, rbac] = await Promise.all([
-    db.selectFrom('networks').selectAll().where('id', '=', networkOfPort).executeTakeFirst(),
-    db
-      .selectFrom('network_rbacs')
-      .select(['target_project', 'action'])
-      .where('object_id', '=', networkOfPort)
-      .execute(),
-  ]);
-  return row ? { row, rbac } : undefined;
+  const [rows, rbac] = await Promise.all([networkRowOfPort(db, portId), networkRbacOfPort(db, portId)]);
+  return rows[0] ? { row: rows[0], rbac } : undefined;
 }
 
 /** `getNetworkAccess` for many views' networks, each looked up once (lists of subnets and ports). */

@@ -4,9 +4,20 @@
  */
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from './database.js';
-import { and, chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
+import {
+  and,
+  chunks,
+  filterConditions,
+  inList,
+  listRows,
+  or,
+  type Condition,
+  type FilterEnv,
+  type ListTable,
+} from './list.js';
 import type { ListQuery } from '../core/list-query.js';
 import type { AllowedAddressPairTable, ExtraDhcpOptTable, IpAllocationTable, PortTable } from './schema.js';
+import { preparedRead } from './prepared.js';
 import { lockRow } from './rows.js';
 import { addTags } from './tags.js';
 
@@ -138,8 +149,12 @@ interface ChildRow {
  * trip instead of seven, which is most of the cost of a port show on PostgreSQL.
  */
 async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<ChildRow[]> {
+  return (await childRowsQuery(ids).execute(db)).rows;
+}
+
+function childRowsQuery(ids: readonly string[]) {
   const list = sql.join(ids.map((id) => sql`${id}`));
-  const result = await sql<ChildRow>`
+  return sql<ChildRow>`
     select 'ip' as kind, port_id, subnet_id as a, ip_address as b, null as c from ip_allocations where port_id in (${list})
     union all
     select 'pair', port_id, mac_address, ip_address, null from allowed_address_pairs where port_id in (${list})
@@ -153,8 +168,7 @@ async function loadChildRowsTogether(db: Db, ids: readonly string[]): Promise<Ch
     select 'qos', port_id, policy_id, null, null from qos_port_policy_bindings where port_id in (${list})
     union all
     select 'netqos', p.id, b.policy_id, null, null from ports p
-      join qos_network_policy_bindings b on b.network_id = p.network_id where p.id in (${list})`.execute(db);
-  return result.rows;
+      join qos_network_policy_bindings b on b.network_id = p.network_id where p.id in (${list})`;
 }
 
 /**
@@ -196,6 +210,32 @@ async function loadChildRowsApart(db: Db, ids: readonly string[]): Promise<Child
     ...qos.map((r) => ({ kind: 'qos' as const, port_id: r.port_id, a: r.policy_id, b: null, c: null })),
     ...netQos.map((r) => ({ kind: 'netqos' as const, port_id: r.port_id, a: r.policy_id, b: null, c: null })),
   ];
+}
+
+/**
+ * The children of every port matching `where` (a condition on `ports`), in one statement that
+ * joins each child table to the ports: for a whole list (no page), this costs a third of reading
+ * them by id lists (no thousand bound parameters to compile, bind and plan per table). Children of
+ * ports the list did not return (written between the two statements) are ignored by the caller.
+ */
+async function loadChildRowsJoined(db: Db, where: Condition): Promise<ChildRow[]> {
+  const result = await sql<ChildRow>`
+    select 'ip' as kind, x.port_id, x.subnet_id as a, x.ip_address as b, null as c from ip_allocations x join ports on ports.id = x.port_id where ${where}
+    union all
+    select 'pair', x.port_id, x.mac_address, x.ip_address, null from allowed_address_pairs x join ports on ports.id = x.port_id where ${where}
+    union all
+    select 'opt', x.port_id, x.opt_name, x.opt_value, cast(x.ip_version as varchar(1)) from extra_dhcp_opts x join ports on ports.id = x.port_id where ${where}
+    union all
+    select 'group', x.port_id, x.security_group_id, null, null from port_security_groups x join ports on ports.id = x.port_id where ${where}
+    union all
+    select 'tag', x.resource_id, x.tag, null, null from tags x join ports on ports.id = x.resource_id where ${where}
+    union all
+    select 'qos', x.port_id, x.policy_id, null, null from qos_port_policy_bindings x join ports on ports.id = x.port_id where ${where}
+    union all
+    select 'netqos', ports.id, x.policy_id, null, null from ports join qos_network_policy_bindings x on x.network_id = ports.network_id where ${where}`.execute(
+    db,
+  );
+  return result.rows;
 }
 
 /** Up to this many ports have their children read in one statement; more are read apart. */
@@ -258,16 +298,26 @@ export async function listPortRecords(
   scope: Condition,
 ): Promise<{ records: PortRecord[]; markerFound: boolean }> {
   const { rows, markerFound } = await listRows<PortTable>(env, PORTS_TABLE, query, scope);
-  return { records: await loadPortRecords(env.store.db, rows), markerFound };
+  if (query.limit !== undefined || rows.length <= CHILDREN_TOGETHER_MAX) {
+    return { records: await loadPortRecords(env.store.db, rows), markerFound };
+  }
+  // A whole list (no page, so no marker either): the children of the same condition's ports.
+  const where = and([scope, ...filterConditions(PORTS_TABLE, query, env)]);
+  return { records: assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where)), markerFound };
 }
 
+const portRowById = preparedRead((db, param) => db.selectFrom('ports').selectAll().where('id', '=', param(0)));
+
 export async function getPortRow(db: Db, id: string): Promise<PortTable | undefined> {
-  return db.selectFrom('ports').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await portRowById(db, id))[0];
 }
+
+/** `loadChildRowsTogether` of one port, compiled once. */
+const childRowsOfPort = preparedRead((db, param) => ({ compile: () => childRowsQuery([param(0)]).compile(db) }));
 
 /** The port and its children, read side by side (one round trip on PostgreSQL's pool). */
 export async function getPortRecord(db: Db, id: string): Promise<PortRecord | undefined> {
-  const [row, children] = await Promise.all([getPortRow(db, id), loadChildRowsTogether(db, [id])]);
+  const [row, children] = await Promise.all([getPortRow(db, id), childRowsOfPort(db, id)]);
   return row ? assemblePortRecords([row], children)[0] : undefined;
 }
 

@@ -174,12 +174,13 @@ export class PortService implements ResourceService {
     db: Db,
     ctx: RequestContext,
     id: string,
-  ): Promise<{ record: PortRecord; network: NetworkAccess }> {
+  ): Promise<{ record: PortRecord; network: NetworkAccess; view: View }> {
     // All four lookups side by side: one round trip on PostgreSQL's pool.
     const [record, network] = await Promise.all([getPortRecord(db, id), getNetworkAccessOfPort(db, id)]);
     if (!record || !network || !this.visible(ctx, record.row, network)) throw this.notFound(id);
-    if (!this.deps.authz.canRead(ctx, 'port', this.target(this.view(record), network, ctx))) throw this.notFound(id);
-    return { record, network };
+    const view = this.view(record);
+    if (!this.deps.authz.canRead(ctx, 'port', this.target(view, network, ctx))) throw this.notFound(id);
+    return { record, network, view };
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
@@ -199,12 +200,12 @@ export class PortService implements ResourceService {
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
-    return this.view((await this.visibleRecord(this.deps.store.db, ctx, id)).record);
+    return (await this.visibleRecord(this.deps.store.db, ctx, id)).view;
   }
 
   /** The port as the caller may see it (else PortNotFound), read inside `db` (a transaction). */
   async getVisible(db: Db, ctx: RequestContext, id: string): Promise<PortState> {
-    return portState(this.view((await this.visibleRecord(db, ctx, id)).record));
+    return portState((await this.visibleRecord(db, ctx, id)).view);
   }
 
   /** Ports by id as an admin sees them, read inside `db`; missing ones are left out. */

@@ -1,0 +1,123 @@
+/**
+ * Long port lists (more than the 50 ports whose children are read by id): a whole list reads its
+ * ports' children joined to the list's own condition, a page reads them by id, a show reads one
+ * port's. Every port must look the same whichever way it was read, for an admin and for a member
+ * (the visibility scope and the filters are part of the join), on both stores.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
+import { networkWithSubnet, type Item } from '../fixtures/topology.js';
+
+/** More ports than `CHILDREN_TOGETHER_MAX` (store/ports.ts). */
+const PORTS = 60;
+
+for (const backend of BACKENDS) {
+  describe(`long port lists (${backend})`, () => {
+    const api = useApi(backend);
+    const project = newProjectId();
+    let client: Client;
+    let network: Item;
+    let subnet: Item;
+    /** Each port as `GET /v2.0/ports/{id}` shows it, by id (the network's DHCP port too, if any). */
+    const shown = new Map<string, Item>();
+    /** The same as an admin sees them (binding attributes too). */
+    const shownToAdmin = new Map<string, Item>();
+    /** Ports the network had before ours (octonet's DHCP port, if it makes one). */
+    let service = 0;
+
+    before(async () => {
+      client = api.as({ project });
+      ({ network, subnet } = await networkWithSubnet(client, '10.60.0.0/24'));
+      const before = (await client.get(`/v2.0/ports?network_id=${network.id}`)).body as { ports: Item[] };
+      service = before.ports.length;
+      for (const port of before.ports) {
+        shown.set(port.id as string, port);
+        shownToAdmin.set(
+          port.id as string,
+          ((await api.admin.get(`/v2.0/ports/${port.id}`)).body as { port: Item }).port,
+        );
+      }
+      const ports = Array.from({ length: PORTS }, (_, i) => ({
+        network_id: network.id,
+        name: `p${i}`,
+        device_id: `dev-${i % 7}`,
+        // Children of every kind on some ports, two of a kind on a few (their order matters).
+        ...(i % 3 === 0 && {
+          allowed_address_pairs: [{ ip_address: `10.61.0.${i}` }, { ip_address: `10.61.1.${i}` }],
+        }),
+        ...(i % 4 === 0 && {
+          extra_dhcp_opts: [
+            { opt_name: 'tftp-server', opt_value: `10.62.0.${i}` },
+            { opt_name: 'bootfile-name', opt_value: `boot-${i}` },
+          ],
+        }),
+        ...(i % 5 === 0 && { fixed_ips: [{ subnet_id: subnet.id }, { subnet_id: subnet.id }] }),
+      }));
+      const created = await client.post('/v2.0/ports', { ports });
+      assert.equal(created.status, 201, created.text);
+      const ids = (created.body as { ports: Item[] }).ports.map((p) => p.id as string);
+      for (const [i, id] of ids.entries()) {
+        const tagged = await client.put(`/v2.0/ports/${id}/tags`, { tags: [`t${i % 3}`, 'long-list'] });
+        assert.equal(tagged.status, 200, tagged.text);
+      }
+      for (const id of ids) {
+        const response = await client.get(`/v2.0/ports/${id}`);
+        assert.equal(response.status, 200);
+        shown.set(id, (response.body as { port: Item }).port);
+        shownToAdmin.set(id, ((await api.admin.get(`/v2.0/ports/${id}`)).body as { port: Item }).port);
+      }
+    });
+
+    /** The listed ports of the test network, each checked against its show. */
+    function assertSameAsShown(listed: Item[], expectedCount: number, shows = shown) {
+      const ours = listed.filter((p) => p.network_id === network.id);
+      assert.equal(ours.length, expectedCount);
+      for (const port of ours) assert.deepEqual(port, shows.get(port.id as string));
+      const ids = ours.map((p) => p.id as string);
+      assert.deepEqual(ids, [...ids].sort(), 'ordered by id');
+    }
+
+    it('a whole list shows every port as its show does, for the member and for an admin', async () => {
+      const mine = await client.get('/v2.0/ports');
+      assert.equal(mine.status, 200);
+      assertSameAsShown((mine.body as { ports: Item[] }).ports, PORTS + service);
+      const all = await api.admin.get('/v2.0/ports');
+      assertSameAsShown((all.body as { ports: Item[] }).ports, PORTS + service, shownToAdmin);
+    });
+
+    it('filters apply to the children read with a whole list', async () => {
+      const bySubnet = await client.get(`/v2.0/ports?fixed_ips=subnet_id%3D${subnet.id}&device_owner=`);
+      assertSameAsShown((bySubnet.body as { ports: Item[] }).ports, PORTS);
+      const tagged = await client.get('/v2.0/ports?tags=long-list&not-tags=t0');
+      assertSameAsShown((tagged.body as { ports: Item[] }).ports, PORTS - PORTS / 3);
+      const someFields = await client.get(`/v2.0/ports?network_id=${network.id}&fields=id&fields=fixed_ips`);
+      const listed = (someFields.body as { ports: Item[] }).ports;
+      assert.equal(listed.length, PORTS + service);
+      for (const port of listed) {
+        const full = shown.get(port.id as string);
+        if (full) assert.deepEqual(port, { id: full.id, fixed_ips: full.fixed_ips });
+      }
+    });
+
+    it('pages read by id give the same ports as the whole list', async () => {
+      const whole = (await client.get(`/v2.0/ports?network_id=${network.id}`)).body as { ports: Item[] };
+      const paged: Item[] = [];
+      let marker = '';
+      for (;;) {
+        const page = await client.get(`/v2.0/ports?network_id=${network.id}&limit=25${marker}`);
+        const ports = (page.body as { ports: Item[] }).ports;
+        paged.push(...ports);
+        if (ports.length < 25) break;
+        marker = `&marker=${ports[ports.length - 1]!.id as string}`;
+      }
+      assert.deepEqual(paged, whole.ports);
+    });
+
+    it("another project's member lists none of them", async () => {
+      const other = await api.as({ project: newProjectId() }).get('/v2.0/ports');
+      assert.equal(other.status, 200);
+      assert.equal((other.body as { ports: Item[] }).ports.filter((p) => p.network_id === network.id).length, 0);
+    });
+  });
+}
