@@ -123,7 +123,7 @@ function checkNoauthExposure(config: Config, host: string, logger: Logger): void
  * What the store reports about the database, as log lines (one when an outage starts, one when it
  * ends, with its duration) and metrics; requests failing during the outage log at debug only.
  */
-function databaseEvents(logger: Logger, metrics: Registry): StoreEvents {
+function databaseEvents(logger: Logger, metrics: Registry, recovered: () => void): StoreEvents {
   const errors = new Counter({
     name: 'octonet_database_errors_total',
     help: 'Database errors by kind (conflicts retried, outages answered 503 when retries did not help)',
@@ -159,6 +159,7 @@ function databaseEvents(logger: Logger, metrics: Registry): StoreEvents {
       down.set(0);
       outageSeconds.inc(durationMs / 1000);
       logger.warn({ kind, duration_ms: durationMs }, 'database available again');
+      recovered();
     },
   };
 }
@@ -179,6 +180,8 @@ export async function startServer(
   );
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'octonet_' });
+  // The drivers exist only once the store is open: they hear of a recovery from then on.
+  let databaseRecovered = () => {};
   const store = await openStore(config.database, {
     poolSize: config.database_pool_size,
     connectTimeoutMs: config.database_connect_timeout * 1000,
@@ -188,7 +191,7 @@ export async function startServer(
     // Every connection of a restarting server breaks at once: the outage line says it once.
     onConnectionLost: (error) =>
       logger.debug({ err: error.message }, 'database dropped a connection; the pool replaces it'),
-    events: databaseEvents(logger, metrics),
+    events: databaseEvents(logger, metrics, () => databaseRecovered()),
   });
   let drivers: MechanismDriver[] = [];
   let services: Services;
@@ -196,6 +199,8 @@ export async function startServer(
   try {
     drivers = [...(await createDrivers(config, logger, metrics, store)), ...extraDrivers];
     services = createServices({ store, config, authz: authorizer, logger, drivers });
+    const manager = services.deps.drivers;
+    databaseRecovered = () => manager.databaseRecovered();
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
     app = await createApiServer({ config, services, authorizer, logger, metrics, version: octonetVersion() });

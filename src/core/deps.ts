@@ -22,6 +22,20 @@ export interface CoreDeps {
 }
 
 /**
+ * Events of resources a write creates on the side, in its transaction (a project's `default`
+ * security group, made with its first network or port): drivers hear of them with the write's own.
+ * Keyed by transaction, so the events of an attempt the store rolled back and ran again are dropped.
+ */
+const sideEvents = new WeakMap<Tx, ResourceContext[]>();
+
+/** Adds `event` to what drivers hear when the write running in `tx` commits (`writeTransaction`). */
+export function emitInTransaction(tx: Tx, event: ResourceContext): void {
+  const events = sideEvents.get(tx);
+  if (events) events.push(event);
+  else sideEvents.set(tx, [event]);
+}
+
+/**
  * The driver contract, kept by its owner: runs `fn` in a transaction; `fn` writes and returns the
  * contexts of every resource it wrote. Inside the same transaction, after the writes, each driver's
  * precommit runs for each context (drivers in order): a throw rolls back everything `fn` wrote,
@@ -35,8 +49,10 @@ export async function writeTransaction<T>(
 ): Promise<T> {
   const { result, events } = await deps.store.transaction(async (tx) => {
     const written = await fn(tx);
-    for (const event of written.events) deps.drivers.precommit(event);
-    return written;
+    // Resources made on the side come first: the write's own may refer to them.
+    const all = [...(sideEvents.get(tx) ?? []), ...written.events];
+    for (const event of all) deps.drivers.precommit(event);
+    return { result: written.result, events: all };
   });
   for (const event of events) {
     await deps.drivers.postcommit(event, (driver, error) =>

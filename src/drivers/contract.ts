@@ -118,6 +118,11 @@ export interface MechanismDriver {
    * writes nothing to the database (a chassis, a gateway's active chassis); returns the unsubscribe.
    */
   watchDataPlane?(listener: () => void): () => void;
+  /**
+   * The database answers again after an outage (must not block): writes whose postcommit failed
+   * while it was away can be retried now rather than at the next periodic pass.
+   */
+  databaseRecovered?(): void;
   /** Inside the transaction; no I/O; throwing rolls back. */
   precommit?(context: ResourceContext): void;
   /** After commit; may block; must not throw for anything a repair pass can fix. */
@@ -172,6 +177,11 @@ export class DriverManager {
 
   precommit(context: ResourceContext): void {
     for (const driver of this.drivers) driver.precommit?.(context);
+  }
+
+  /** Tells every driver that the database is back after an outage. */
+  databaseRecovered(): void {
+    for (const driver of this.drivers) driver.databaseRecovered?.();
   }
 
   /**

@@ -118,6 +118,9 @@ for (const backend of BACKENDS) {
     }
 
     it('runs the drivers in order: every precommit inside the transaction, then every postcommit', async () => {
+      // The project's default group first (a list makes it): its own events are not this test's.
+      await member.get('/v2.0/security-groups');
+      calls.length = 0;
       const created = await member.post('/v2.0/networks', { network: { name: 'ordered' } });
       assert.equal(created.status, 201);
       assert.deepEqual(calls, ['recorder.precommit', 'mirror.precommit', 'recorder.postcommit', 'mirror.postcommit']);

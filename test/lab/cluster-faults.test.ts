@@ -227,16 +227,9 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     });
   });
 
-  /**
-   * `todo` until CI has shown them green repeatedly: CI once found an acknowledged write missing from
-   * the NB after these two faults (a replica whose write failed skipped its full pass because another
-   * replica's was running; it now runs its own once that one is over, and passed here since).
-   */
-  const UNPROVEN = {
-    todo: 'fixed this stop (repair/loop.ts retries a pass another replica held); not yet green in CI',
-  };
-
-  it('the NB RAFT leader killed: a new leader, and the replicas follow it', UNPROVEN, async () => {
+  // A replica whose write failed on the dying leader runs its own full pass after one another
+  // replica was running (repair/loop.ts), and retries that write by key (repair/retry.ts).
+  it('the NB RAFT leader killed: a new leader, and the replicas follow it', async () => {
     const central = lab().central;
     const leader = (await central.leader('nb'))!;
     await runFault({
@@ -262,22 +255,16 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     });
   });
 
-  // A known gap: a create whose OVN write (postcommit) failed because PostgreSQL went away between
-  // its commit and the driver's read is only repaired by the next periodic full pass, not "within
-  // seconds of recovery". Kept as todo so the run reports it.
-  it(
-    'PostgreSQL restarted: 503s while it is away, then every replica serves again',
-    {
-      todo: 'a postcommit that failed while PostgreSQL was away waits for the periodic full pass',
-    },
-    async () => {
-      await runFault({
-        name: 'PostgreSQL restart (stop -m fast)',
-        inject: async () => postgres.halt('fast'),
-        restore: async () => postgres.resume(),
-      });
-    },
-  );
+  // A create whose OVN write (postcommit) failed because PostgreSQL went away between its commit
+  // and the driver's read of it is retried by key with backoff, and at once when the database is
+  // back (repair/retry.ts, with a full pass on recovery): not left to the periodic pass.
+  it('PostgreSQL restarted: 503s while it is away, then every replica serves again', async () => {
+    await runFault({
+      name: 'PostgreSQL restart (stop -m fast)',
+      inject: async () => postgres.halt('fast'),
+      restore: async () => postgres.resume(),
+    });
+  });
 
   it("a node's ovn-controller restarted: its VM keeps its traffic", async () => {
     await runFault({
@@ -287,7 +274,7 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     });
   });
 
-  it('the NB leader partitioned from its peers: the majority elects another, the replicas move', UNPROVEN, async () => {
+  it('the NB leader partitioned from its peers: the majority elects another, the replicas move', async () => {
     const central = lab().central;
     const leader = (await central.leader('nb'))!;
     await runFault({

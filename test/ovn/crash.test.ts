@@ -49,6 +49,10 @@ for (const backend of BACKENDS) {
       await serve!.kill();
       await pending;
       ovn.freezeNb(false);
+      // The LSP's transaction may already sit in the frozen server's socket, and commit when it
+      // thaws (the project's group is in the NB since its network, so the port's own write is the
+      // one stuck): the NB must lack the port for the restart to prove anything.
+      ovn.nbctl('--if-exists', 'lsp-del', port.id);
       assert.equal(lsp(port.id), undefined, 'the NB never heard of the port');
       // While octonet is down, a switch of a network it does not have appears.
       ovn.nbctl('ls-add', 'neutron-00000000-0000-0000-0000-0000000dead1');

@@ -6,21 +6,27 @@
  * Creating it counts the four rules against the project's `security_group_rule` quota (as Neutron
  * does); the group itself is not counted. The `default_security_groups` primary key makes a
  * concurrent second creation fail, and the caller's transaction retries and finds the first.
+ * Drivers hear of the new group with the write that made it (`emitInTransaction`), as Neutron's
+ * ML2/OVN writes the group's Port_Group at once, not when its first port arrives.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store, Tx } from '../../store/database.js';
 import type { SecurityGroupRuleTable } from '../../store/schema.js';
 import {
   defaultSecurityGroupId,
+  getSecurityGroupRecord,
   insertDefaultSecurityGroup,
   insertSecurityGroupRules,
 } from '../../store/security-groups.js';
 import type { RequestContext } from '../context.js';
-import type { CoreDeps } from '../deps.js';
+import { emitInTransaction, writeTransaction, type CoreDeps } from '../deps.js';
+import { securityGroupState } from '../driver-states.js';
+import { adminContext } from '../context.js';
 import type { ListQuery } from '../list-query.js';
 import type { QuotaEngine } from '../quotas/engine.js';
 import { timestamp } from '../standard-attributes.js';
 import { insertRow } from '../../store/rows.js';
+import { securityGroupView } from './views.js';
 
 export const DEFAULT_SECURITY_GROUP_NAME = 'default';
 export const DEFAULT_SECURITY_GROUP_DESCRIPTION = 'Default security group';
@@ -83,6 +89,8 @@ export async function ensureDefaultSecurityGroup(
   });
   await insertDefaultSecurityGroup(tx, projectId, id);
   await insertSecurityGroupRules(tx, rules);
+  const current = securityGroupState(securityGroupView((await getSecurityGroupRecord(tx, id))!));
+  emitInTransaction(tx, { resource: 'security_group', operation: 'create', request: adminContext(), current });
   return id;
 }
 
@@ -101,5 +109,8 @@ export async function ensureDefaultSecurityGroupBeforeList(
   if (typeof projectId !== 'string' || projectId === '') return;
   if (projectId !== ctx.projectId && !ctx.isAdmin) return;
   if (await defaultSecurityGroupId(deps.store.db, projectId)) return;
-  await deps.store.transaction((tx) => ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId));
+  await writeTransaction(deps, async (tx) => {
+    await ensureDefaultSecurityGroup(deps.store, deps.quotas, tx, projectId);
+    return { result: undefined, events: [] };
+  });
 }

@@ -28,7 +28,7 @@ import { createOvnMetrics, type OvnMetrics } from './metrics.js';
 import { NB_MONITORED, NbView } from './nb-view.js';
 import { NbNotOwned, NbOwnership } from './nb-owner.js';
 import { OvsdbClient, OvsdbNotConnected, type NbTables, type RowChange, type SbTables } from './ovsdb/index.js';
-import { DesiredState, keyOf, NbSync, RepairLoop, type ResourceKey } from './repair/index.js';
+import { DesiredState, keyOf, NbSync, PostcommitRetries, RepairLoop, type ResourceKey } from './repair/index.js';
 import { isRouterPort } from './router-mapping.js';
 import { ChassisAgents, floatingIpStatus, PortStatus, VirtualPortLocations, type LearnedVip } from './status/index.js';
 
@@ -74,6 +74,24 @@ function randomMacFrom(base: string): () => string {
     ].join(':');
 }
 
+/** The resource key a write's own NB rows are repaired under (a floating IP's live in its router and port). */
+function contextKey(context: ResourceContext): ResourceKey | undefined {
+  switch (context.resource) {
+    case 'network':
+    case 'subnet':
+    case 'port':
+    case 'security_group':
+    case 'router':
+      return keyOf(context.resource, context.current.id);
+    case 'security_group_rule':
+      return keyOf('security_group', context.current.security_group_id);
+    case 'floatingip':
+      return context.current.router_id ? keyOf('router', context.current.router_id) : undefined;
+    case 'qos_policy':
+      return undefined;
+  }
+}
+
 export class OvnMechanismDriver implements MechanismDriver {
   readonly name = 'ovn';
   readonly nb: OvsdbClient<NbTables>;
@@ -83,6 +101,7 @@ export class OvnMechanismDriver implements MechanismDriver {
   private host!: DriverHost;
   private sync!: NbSync;
   private repair!: RepairLoop;
+  private retries!: PostcommitRetries;
   private stopped = false;
   private readonly portStatus: PortStatus;
   private readonly chassis: ChassisAgents;
@@ -175,6 +194,11 @@ export class OvnMechanismDriver implements MechanismDriver {
     });
     const common = { nbView: this.nbView, desired, metrics: this.metrics, logger };
     this.sync = new NbSync({ ...common, nb: this.nb, reader: host.reader, mayWrite: () => this.owner.mayWrite() });
+    this.retries = new PostcommitRetries({
+      reconcile: (key) => this.sync.reconcile(key),
+      isFinal: (error) => error instanceof NbNotOwned,
+      logger,
+    });
     this.repair = new RepairLoop({
       ...common,
       ovn: this.options.ovn,
@@ -200,7 +224,9 @@ export class OvnMechanismDriver implements MechanismDriver {
     this.nb.on('synced', () => {
       const trigger = this.nb.reconnects > 0 ? 'reconnect' : 'start';
       this.afterSync = this.owner.check().then(() => {
-        if (this.owner.mayWrite()) this.repair.requestFullSync(trigger);
+        if (!this.owner.mayWrite()) return;
+        this.repair.requestFullSync(trigger);
+        this.retries.retryNow();
       });
     });
     this.nb.on('disconnected', (reason) => {
@@ -232,8 +258,19 @@ export class OvnMechanismDriver implements MechanismDriver {
     return [connection('ovn_nb', this.nb), connection('ovn_sb', this.sb), this.owner.readiness()];
   }
 
+  /**
+   * The database answers again after an outage: writes whose postcommit failed meanwhile are
+   * retried now, and a full pass catches what failed outside them.
+   */
+  databaseRecovered(): void {
+    if (this.stopped || !this.repair) return;
+    this.retries.retryNow();
+    this.repair.requestFullSync('database-recovered');
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.retries?.stop();
     await this.repair?.stop();
     await this.sync?.idle();
     await Promise.all([this.nb.close(), this.sb.close()]);
@@ -266,24 +303,35 @@ export class OvnMechanismDriver implements MechanismDriver {
   // -------------------------------------------------------------------------------------------
   // API writes
 
+  /**
+   * A write that fails here (the database or the NB went away after the commit) is retried by
+   * resource key (`repair/retry.ts`): each failed reconcile's key, and the written resource's own
+   * when what failed was something else (a read before any reconcile).
+   */
   async postcommit(context: ResourceContext): Promise<void> {
     try {
       await this.afterWrite(context);
     } catch (error) {
       // Refused: said once when the NB's mark was read (nb-owner.ts), not at every write.
       if (error instanceof NbNotOwned) return;
-      if (error instanceof OvsdbNotConnected) {
-        this.options.logger.warn(
-          { resource: context.resource, id: context.current.id },
-          'OVN NB unreachable; written on reconnect',
-        );
-        return;
-      }
+      const key = contextKey(context);
+      if (key) this.retries.schedule(key, error);
+      if (error instanceof OvsdbNotConnected) return;
       throw error;
     }
   }
 
-  private reconcile = (key: ResourceKey) => this.sync.reconcile(key);
+  /** A reconcile of the write path: on failure its key is retried (`postcommit`). */
+  private reconcile = (key: ResourceKey) => this.retried(key, this.sync.reconcile(key));
+
+  private async retried<T>(key: ResourceKey, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      this.retries.schedule(key, error);
+      throw error;
+    }
+  }
 
   private async afterWrite(context: ResourceContext): Promise<void> {
     const { operation } = context;
@@ -321,7 +369,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       case 'port': {
         const { current: port, original } = context;
         if (operation === 'delete') await this.reconcile(keyOf('port', port.id));
-        else await this.sync.reconcilePortFrom(port);
+        else await this.retried(keyOf('port', port.id), this.sync.reconcilePortFrom(port));
         if (operation === 'update') await this.portStatus.afterWrite(port);
         await this.afterRouterPortWrite(port, original);
         await this.afterAddressPairsWrite(port, original, operation);

@@ -236,12 +236,13 @@ function groupMembers(snapshot: Snapshot, ports: ReadonlySet<string>): Map<strin
 }
 
 /**
- * Collects plans into transactions of about `BATCH_OPERATIONS` operations. When a batch fails,
- * its resources are written one by one, so one resource the NB refuses (say, a hand-made row in
- * the way of a unique name) does not hold back all the others; the refused ones are logged.
+ * Collects plans into transactions of about `BATCH_OPERATIONS` operations. When a batch is refused,
+ * its resources are planned again and written one by one: the replica may have moved since they
+ * were planned (the API's own writes run beside the pass), and one resource the NB refuses (say, a
+ * hand-made row in the way of a unique name) must not hold back all the others; those are logged.
  */
 class Batch {
-  private pending: { key: ResourceKey; ops: Operation[] }[] = [];
+  private pending: { key: ResourceKey; ops: Operation[]; replan: () => Operation[] }[] = [];
   private size = 0;
 
   constructor(
@@ -256,7 +257,7 @@ class Batch {
     this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
     if (remember) this.writer.remember(key, plan);
     if (ops.length + extra.length === 0) return;
-    this.pending.push({ key, ops: [...ops, ...extra] });
+    this.pending.push({ key, ops: [...ops, ...extra], replan: () => [...plan().ops, ...extra] });
     this.size += ops.length + extra.length;
     if (this.size >= BATCH_OPERATIONS) await this.flush();
   }
@@ -268,10 +269,10 @@ class Batch {
     try {
       await this.writer.transact(pending.flatMap((p) => p.ops));
     } catch (error) {
-      if (!(error instanceof OvsdbTransactionError) || pending.length === 1) throw error;
-      for (const { key, ops } of pending) {
+      if (!(error instanceof OvsdbTransactionError)) throw error;
+      for (const { key, replan } of pending) {
         try {
-          await this.writer.transact(ops);
+          await this.writer.transact(replan());
         } catch (single) {
           if (!(single instanceof OvsdbTransactionError)) throw single;
           this.logger.error(

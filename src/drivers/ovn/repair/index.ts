@@ -8,6 +8,7 @@
  *                     keeps each resource's drift check; the API's postcommit hooks write through it too
  *   full-sync.ts      the whole database against the whole NB, in dependency order and large batches
  *   desired-state.ts  what the NB should hold for a resource (mapping + what OVN chose that must stay)
+ *   retry.ts          writes that failed after commit, retried by key with backoff until one succeeds
  *   resource-key.ts   the unit of repair (`port:<id>`, ..., `drop`); keyed-queue.ts serialises per key
  *
  * The pure pieces it uses sit one level up: `mapping.ts` / `router-mapping.ts` (resource → rows) and
@@ -16,4 +17,5 @@
 export { DesiredState } from './desired-state.js';
 export { RepairLoop } from './loop.js';
 export { NbSync } from './nb-sync.js';
+export { PostcommitRetries } from './retry.js';
 export { keyOf, type ResourceKey } from './resource-key.js';

@@ -3,15 +3,20 @@
  * resource (`nb-watch.ts` → `nb-sync.ts`); a full pass (`full-sync.ts`) runs at start, after every
  * reconnect, periodically, and when drift is too large for one-by-one repair, on one replica at a
  * time. After each full pass, the statuses OVN reports are compared again (`afterFullPass`).
+ *
+ * A pass plans against the NB replica of one session: it does not start while the NB is away (the
+ * reconnect's pass follows), and it stops at its next write once the client has reconnected, since
+ * the replica it planned against was replaced by the new session's snapshot (rows written
+ * meanwhile by other replicas would otherwise be inserted again and refused).
  */
 import type { Logger } from 'pino';
 import type { OvnConfig } from '../../../config/config.js';
 import type { DriverHost } from '../../host.js';
 import type { OvnMetrics } from '../metrics.js';
 import type { NbView } from '../nb-view.js';
-import { OvsdbNotConnected, type NbTables, type OvsdbClient, type RowChange } from '../ovsdb/index.js';
+import { OvsdbNotConnected, type NbTables, type Operation, type OvsdbClient, type RowChange } from '../ovsdb/index.js';
 import type { DesiredState } from './desired-state.js';
-import { fullSync, type FullSyncReport } from './full-sync.js';
+import { fullSync, type FullSyncReport, type NbWriter } from './full-sync.js';
 import type { NbSync } from './nb-sync.js';
 import { NbWatch } from './nb-watch.js';
 
@@ -19,6 +24,21 @@ import { NbWatch } from './nb-watch.js';
 const FULL_SYNC_LOCK = 'octonet:ovn-full-sync';
 /** How soon a replica that found another's pass running tries its own again. */
 const LOCKED_RETRY_MS = 1000;
+/**
+ * Passes that need not run when another replica's is running: theirs reads the database after the
+ * cause anyway (the periodic one; the database's recovery, whose failed writes are also retried
+ * one by one). Any other trigger runs its own once theirs is over.
+ */
+const SKIPPABLE_WHEN_LOCKED = new Set(['periodic', 'database-recovered']);
+
+/** The NB session a pass planned against was replaced (a reconnect) before it finished. */
+class NbReplicaReplaced extends OvsdbNotConnected {
+  override name = 'NbReplicaReplaced';
+  constructor() {
+    super('OVN_Northbound');
+    this.message = 'the OVN NB reconnected during the full pass; the pass after the reconnect compares again';
+  }
+}
 
 export interface RepairLoopOptions {
   readonly ovn: Pick<OvnConfig, 'full_sync_interval' | 'bfd_min_rx' | 'bfd_min_tx' | 'bfd_mult'>;
@@ -100,8 +120,24 @@ export class RepairLoop {
 
   /** Compares the whole database with the NB and writes every difference, now (no lock, no report). */
   fullSync(): Promise<FullSyncReport> {
-    const { sync, nbView, desired, host, metrics, logger } = this.options;
-    return fullSync({ writer: sync, nbView, desired, reader: host.reader, metrics, logger });
+    const { nbView, desired, host, metrics, logger } = this.options;
+    return fullSync({ writer: this.sessionWriter(), nbView, desired, reader: host.reader, metrics, logger });
+  }
+
+  /**
+   * The NB writer of one pass, bound to the NB session it starts in: a write after a reconnect
+   * would carry operations planned against the replica the new session's snapshot replaced.
+   */
+  private sessionWriter(): NbWriter {
+    const { nb, sync } = this.options;
+    const session = nb.reconnects;
+    return {
+      remember: (key, plan) => sync.remember(key, plan),
+      transact: async (ops: readonly Operation[]) => {
+        if (nb.reconnects !== session) throw new NbReplicaReplaced();
+        await sync.transact(ops);
+      },
+    };
   }
 
   /** `NB_Global.options` that octonet's config sets (BFD timers); other keys are left alone. */
@@ -127,6 +163,12 @@ export class RepairLoop {
     const { logger, metrics } = this.options;
     // Another deployment's NB (nb-owner.ts): nothing to compare, and the refusal was logged once.
     if (!this.options.sync.mayWrite()) return;
+    // The replica is the last session's, maybe missing what others wrote since: the pass that
+    // follows the reconnect (and its fresh snapshot) compares.
+    if (!this.options.nb.connected) {
+      logger.debug({ trigger }, 'OVN NB not connected; the full pass waits for the reconnect');
+      return;
+    }
     this.watch.pause();
     try {
       await this.ensureGlobalOptions();
@@ -147,9 +189,8 @@ export class RepairLoop {
       if (!ran) {
         logger.debug({ trigger }, 'another replica is running the full OVN pass');
         // That pass may have read the database before a write of ours that never reached the NB
-        // (the NB leader died under it), so ours runs once theirs is over. A periodic pass need
-        // not: theirs is one.
-        if (trigger !== 'periodic') this.retryWhenUnlocked(trigger);
+        // (the NB leader died under it), so ours runs once theirs is over.
+        if (!SKIPPABLE_WHEN_LOCKED.has(trigger)) this.retryWhenUnlocked(trigger);
       }
     } catch (error) {
       const level = error instanceof OvsdbNotConnected ? 'warn' : 'error';
