@@ -166,9 +166,9 @@ describe('OVN mapping: networks → Logical_Switch', () => {
         addresses: ['unknown'],
         port_security: [],
         enabled: null,
-        tag_request: 150,
+        tag_request: null,
         parent_name: null,
-        tag: null,
+        tag: 150,
         options: {
           network_name: 'physnet1',
           mcast_flood_reports: 'true',
@@ -191,6 +191,7 @@ describe('OVN mapping: networks → Logical_Switch', () => {
       segments: [{ id: 'seg-flat', network_type: 'flat', physical_network: 'physnet1', segmentation_id: null }],
     });
     assert.equal(logicalSwitch(flat, OPTIONS).other_config['broadcast-arps-to-all-routers'], 'true');
+    assert.equal(localnetPorts(flat, OPTIONS)[0]!.tag, null);
     assert.equal(localnetPorts(flat, OPTIONS)[0]!.tag_request, null);
   });
 });

@@ -121,7 +121,10 @@ export function logicalSwitch(network: NetworkState, options: MappingOptions): L
 }
 
 /** One `localnet` port per segment on a physical network; tunnelled networks have none. */
-export function localnetPorts(network: NetworkState, options: MappingOptions): SwitchPortSpec[] {
+export function localnetPorts(
+  network: Pick<NetworkState, 'segments'>,
+  options: Pick<MappingOptions, 'igmpFloodReports' | 'igmpFlood' | 'localnetLearnFdb'>,
+): SwitchPortSpec[] {
   return network.segments
     .filter((segment) => segment.physical_network)
     .map((segment) => ({
@@ -130,9 +133,11 @@ export function localnetPorts(network: NetworkState, options: MappingOptions): S
       addresses: ['unknown'],
       port_security: [],
       enabled: null,
-      tag_request: segment.network_type === 'vlan' ? segment.segmentation_id : null,
+      // `tag`, as ML2/OVN writes it: a `tag_request` is copied into `tag` by ovn-northd, so a
+      // planned `tag: null` beside it never matched and the network was "repaired" forever.
+      tag_request: null,
       parent_name: null,
-      tag: null,
+      tag: segment.network_type === 'vlan' ? segment.segmentation_id : null,
       options: {
         network_name: segment.physical_network!,
         mcast_flood_reports: bool(options.igmpFloodReports),
