@@ -23,8 +23,8 @@ import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names
 export type StringMap = Record<string, string>;
 
 export const DROP_PORT_GROUP = 'neutron_pg_drop';
-/** `ACL_PRIORITY_DROP` (master; Zed used 1001). */
-export const DROP_PRIORITY = 1000;
+/** `ACL_PRIORITY_DROP` as ML2/OVN Zed writes it (an NB it wrote is taken over unchanged). */
+export const DROP_PRIORITY = 1001;
 export const METADATA_DEVICE_OWNER = 'network:distributed';
 export const METADATA_DEVICE_ID_PREFIX = 'ovnmeta-';
 /** What Neutron's metadata proxy answers on; reached through the metadata port. */
@@ -142,9 +142,10 @@ export function localnetPorts(
         network_name: segment.physical_network!,
         mcast_flood_reports: bool(options.igmpFloodReports),
         mcast_flood: bool(options.igmpFlood),
-        localnet_learn_fdb: bool(options.localnetLearnFdb),
+        // Zed writes no key: off is OVN's default.
+        ...(options.localnetLearnFdb ? { localnet_learn_fdb: 'true' } : {}),
       },
-      external_ids: { 'neutron:provnet-physical-network': segment.physical_network! },
+      external_ids: {},
       dhcpv4_options: null,
       dhcpv6_options: null,
     }));
@@ -489,7 +490,8 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (isUnboundLbVip(port)) addresses.length = 0;
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
-  const options: StringMap = { ...virtual };
+  // `_get_port_options`: every port but localport, router and vtep ones.
+  const options: StringMap = { ...virtual, ...(type === 'localport' ? {} : { mcast_flood_reports: 'true' }) };
   const profile = port['binding:profile'];
   // A virtual port is bound wherever a parent holds its address; its host only reports that.
   if (port['binding:host_id'] && !virtual) Object.assign(options, requestedChassis(port['binding:host_id'], profile));

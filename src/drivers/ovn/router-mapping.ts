@@ -126,6 +126,8 @@ export function logicalRouter(router: RouterState, options: RouterOptions): Logi
       'neutron:router_name': router.name,
       'neutron:revision_number': String(router.revision_number),
       'neutron:availability_zone_hints': router.availability_zone_hints.join(','),
+      'neutron:gw_port_id': router.gw_port_id ?? '',
+      'neutron:gw_network_id': router.external_gateway_info?.network_id ?? '',
     },
     options: {
       always_learn_from_arp_request: 'false',
@@ -226,7 +228,6 @@ export function routerRows(
         external_ids: {
           'neutron:is_ext_gw': 'true',
           'neutron:subnet_id': subnet.id,
-          'neutron:is_static_route': 'true',
         },
       });
     }
@@ -247,20 +248,21 @@ export function routerRows(
     }
     for (const fip of context.floatingIps) {
       if (fip.router_id !== router.id || !fip.port_id || !fip.fixed_ip_address) continue;
-      const externalMac = options.distributedFloatingIps ? context.floatingIpPortMacs?.get(fip.port_id) : undefined;
+      const portMac = context.floatingIpPortMacs?.get(fip.port_id);
       nats.push({
         type: 'dnat_and_snat',
         external_ip: fip.floating_ip_address,
         logical_ip: fip.fixed_ip_address,
         logical_port: fip.port_id,
-        ...(options.distributedFloatingIps ? { external_mac: externalMac ?? null } : {}),
-        options: { stateless: 'false' },
+        ...(options.distributedFloatingIps ? { external_mac: portMac ?? null } : {}),
+        options: {},
         external_ids: {
           'neutron:fip_id': fip.id,
           'neutron:revision_number': String(fip.revision_number),
           'neutron:fip_port_id': fip.port_id,
           'neutron:router_name': logicalRouterName(router.id),
-          'neutron:fip_external_mac': externalMac ?? '',
+          // The port's MAC whether or not the NAT is distributed, as ML2/OVN writes it.
+          'neutron:fip_external_mac': portMac ?? '',
           'neutron:fip_network_id': fip.floating_network_id,
         },
       });
@@ -270,7 +272,7 @@ export function routerRows(
     routes.push({
       ip_prefix: route.destination,
       nexthop: route.nexthop,
-      external_ids: { 'neutron:is_static_route': 'true' },
+      external_ids: {},
     });
   }
 

@@ -110,11 +110,9 @@ export class DesiredState {
     const current = this.options.nbView.gatewayChassisOf(logicalRouterName(router.id));
     const gatewayChassis = router.gw_port_id ? this.options.scheduleGateway(router, external, current) : [];
     const floatingIpPortMacs = new Map<string, string>();
-    if (this.options.router.distributedFloatingIps) {
-      for (const fip of floatingIps) {
-        const port = fip.port_id ? await reader.port(fip.port_id) : undefined;
-        if (port) floatingIpPortMacs.set(port.id, port.mac_address);
-      }
+    for (const fip of floatingIps) {
+      const port = fip.port_id ? await reader.port(fip.port_id) : undefined;
+      if (port) floatingIpPortMacs.set(port.id, port.mac_address);
     }
     return routerRows(
       router,
