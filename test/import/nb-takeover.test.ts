@@ -20,7 +20,7 @@ import { createBackendDatabase, type TestDatabase } from '../fixtures/databases.
 import { neutronAvailable, startPrivateNeutron, type PrivateNeutron } from '../fixtures/neutron-private.js';
 import { startServeProcess, type ServeProcess } from '../fixtures/serve-process.js';
 import { check, notRoot, OUTSIDE_ADDRESS, pollUntil, useLab } from '../lab/lab-fixture.js';
-import { dumpNb, nbChanges, type NbDump } from './nb-takeover-diff.js';
+import { dumpNb, nbChangeExamples, nbChanges, type NbDump } from './nb-takeover-diff.js';
 
 /**
  * What octonet's first full pass changes in the NB that ML2/OVN (Zed) wrote: the documented list
@@ -231,7 +231,7 @@ describe(
 
     it('its first full pass changes the NB exactly as documented', (t) => {
       const changes = nbChanges(neutronNb, firstPass);
-      t.diagnostic(`changes: ${JSON.stringify(changes, null, 1)}`);
+      for (const [change, example] of nbChangeExamples(neutronNb, firstPass)) t.diagnostic(`${change}: ${example}`);
       assert.deepEqual(
         changes,
         KNOWN.map((k) => k.change),
