@@ -251,15 +251,6 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway c
     assert.equal(distributed.external_ids['neutron:fip_external_mac'], 'fa:16:3e:00:00:99');
     const centralized = rows.nats.find((n) => n.type === 'dnat_and_snat')!;
     assert.equal(centralized.external_mac, undefined, 'off: the column is left alone (centralized)');
-    const keyed = routerRows(router(), { ...context, floatingIpPortMacs: macs }, options).nats.find(
-      (n) => n.type === 'dnat_and_snat',
-    )!;
-    assert.equal(keyed.external_mac, undefined);
-    assert.equal(
-      keyed.external_ids['neutron:fip_external_mac'],
-      'fa:16:3e:00:00:99',
-      'the key as Zed writes it, either way',
-    );
   });
 
   it("the gateway LRP's Gateway_Chassis as Zed writes them: lrp-<port>_<chassis>, priority N..1 in order", () => {

@@ -248,21 +248,20 @@ export function routerRows(
     }
     for (const fip of context.floatingIps) {
       if (fip.router_id !== router.id || !fip.port_id || !fip.fixed_ip_address) continue;
-      const portMac = context.floatingIpPortMacs?.get(fip.port_id);
+      const externalMac = options.distributedFloatingIps ? context.floatingIpPortMacs?.get(fip.port_id) : undefined;
       nats.push({
         type: 'dnat_and_snat',
         external_ip: fip.floating_ip_address,
         logical_ip: fip.fixed_ip_address,
         logical_port: fip.port_id,
-        ...(options.distributedFloatingIps ? { external_mac: portMac ?? null } : {}),
+        ...(options.distributedFloatingIps ? { external_mac: externalMac ?? null } : {}),
         options: {},
         external_ids: {
           'neutron:fip_id': fip.id,
           'neutron:revision_number': String(fip.revision_number),
           'neutron:fip_port_id': fip.port_id,
           'neutron:router_name': logicalRouterName(router.id),
-          // The port's MAC whether or not the NAT is distributed, as ML2/OVN writes it.
-          'neutron:fip_external_mac': portMac ?? '',
+          'neutron:fip_external_mac': externalMac ?? '',
           'neutron:fip_network_id': fip.floating_network_id,
         },
       });

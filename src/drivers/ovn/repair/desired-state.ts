@@ -110,9 +110,11 @@ export class DesiredState {
     const current = this.options.nbView.gatewayChassisOf(logicalRouterName(router.id));
     const gatewayChassis = router.gw_port_id ? this.options.scheduleGateway(router, external, current) : [];
     const floatingIpPortMacs = new Map<string, string>();
-    for (const fip of floatingIps) {
-      const port = fip.port_id ? await reader.port(fip.port_id) : undefined;
-      if (port) floatingIpPortMacs.set(port.id, port.mac_address);
+    if (this.options.router.distributedFloatingIps) {
+      for (const fip of floatingIps) {
+        const port = fip.port_id ? await reader.port(fip.port_id) : undefined;
+        if (port) floatingIpPortMacs.set(port.id, port.mac_address);
+      }
     }
     return routerRows(
       router,
