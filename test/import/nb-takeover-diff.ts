@@ -6,6 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 
+/** Debian's ovsdb-client (openvswitch-common), by name: it is no npm binary. */
+const OVSDB_CLIENT = 'ovsdb-client';
+
 type Value = string | number | boolean | string[] | Record<string, string>;
 type Row = Record<string, Value>;
 export type NbDump = Map<string, Map<string, Row>>;
@@ -37,7 +40,7 @@ function decode(value: unknown): Value {
 
 /** Every row of every NB table, by `_uuid`. */
 export function dumpNb(remote: string): NbDump {
-  const out = execFileSync('ovsdb-client', ['-f', 'json', 'dump', remote, 'OVN_Northbound'], {
+  const out = execFileSync(OVSDB_CLIENT, ['-f', 'json', 'dump', remote, 'OVN_Northbound'], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
