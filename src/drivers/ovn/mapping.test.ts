@@ -166,16 +166,15 @@ describe('OVN mapping: networks → Logical_Switch', () => {
         addresses: ['unknown'],
         port_security: [],
         enabled: null,
-        tag_request: 150,
+        tag_request: null,
         parent_name: null,
-        tag: null,
+        tag: 150,
         options: {
           network_name: 'physnet1',
           mcast_flood_reports: 'true',
           mcast_flood: 'false',
-          localnet_learn_fdb: 'false',
         },
-        external_ids: { 'neutron:provnet-physical-network': 'physnet1' },
+        external_ids: {},
         dhcpv4_options: null,
         dhcpv6_options: null,
       },
@@ -191,6 +190,7 @@ describe('OVN mapping: networks → Logical_Switch', () => {
       segments: [{ id: 'seg-flat', network_type: 'flat', physical_network: 'physnet1', segmentation_id: null }],
     });
     assert.equal(logicalSwitch(flat, OPTIONS).other_config['broadcast-arps-to-all-routers'], 'true');
+    assert.equal(localnetPorts(flat, OPTIONS)[0]!.tag, null);
     assert.equal(localnetPorts(flat, OPTIONS)[0]!.tag_request, null);
   });
 });
@@ -289,7 +289,11 @@ describe('OVN mapping: a VIP (its address is another port’s allowed address pa
   it('virtual-port (the default): an OVN virtual port with its parents, bound nowhere by request', () => {
     const rows = switchPortRows(vip, vipContext());
     assert.equal(rows.port.type, 'virtual');
-    assert.deepEqual(rows.port.options, { 'virtual-ip': '10.9.0.30', 'virtual-parents': AMPHORA });
+    assert.deepEqual(rows.port.options, {
+      'virtual-ip': '10.9.0.30',
+      'virtual-parents': AMPHORA,
+      mcast_flood_reports: 'true',
+    });
     assert.deepEqual(rows.port.addresses, ['fa:16:3e:e8:9a:62 10.9.0.30']);
   });
 
@@ -330,7 +334,7 @@ describe('OVN mapping: ports → Logical_Switch_Port', () => {
       tag_request: null,
       parent_name: null,
       tag: null,
-      options: {},
+      options: { mcast_flood_reports: 'true' },
       external_ids: {
         'neutron:port_name': 'p1',
         'neutron:device_id': 'vm-1',
@@ -380,7 +384,7 @@ describe('OVN mapping: ports → Logical_Switch_Port', () => {
       port({ 'binding:host_id': 'node1', admin_state_up: false, status: 'ACTIVE' }),
       context(),
     );
-    assert.deepEqual(rows.port.options, { 'requested-chassis': 'node1' });
+    assert.deepEqual(rows.port.options, { 'requested-chassis': 'node1', mcast_flood_reports: 'true' });
     assert.equal(rows.port.enabled, false);
     assert.equal(rows.port.external_ids['neutron:host_id'], 'node1');
   });
@@ -391,10 +395,14 @@ describe('OVN mapping: ports → Logical_Switch_Port', () => {
     assert.deepEqual(migrating({ migrating_to: 'node2' }), {
       'requested-chassis': 'node1,node2',
       'activation-strategy': 'rarp',
+      mcast_flood_reports: 'true',
     });
     // Once activated the host is the target: one chassis again, as when Nova clears migrating_to.
-    assert.deepEqual(migrating({ migrating_to: 'node1' }), { 'requested-chassis': 'node1' });
-    assert.deepEqual(migrating({}), { 'requested-chassis': 'node1' });
+    assert.deepEqual(migrating({ migrating_to: 'node1' }), {
+      'requested-chassis': 'node1',
+      mcast_flood_reports: 'true',
+    });
+    assert.deepEqual(migrating({}), { 'requested-chassis': 'node1', mcast_flood_reports: 'true' });
   });
 
   it('port security off: "unknown" address, no port_security, no groups', () => {
@@ -602,15 +610,15 @@ describe('OVN mapping: security groups → Port_Group and ACLs', () => {
     assert.equal(spec.acls[0]!.external_ids['neutron:security_group_rule_id'], 'first');
   });
 
-  it('neutron_pg_drop drops IP both ways at priority 1000, without external_ids', () => {
+  it('neutron_pg_drop drops IP both ways at priority 1001 (as Zed), without external_ids', () => {
     const drop = dropPortGroup();
     assert.equal(drop.name, 'neutron_pg_drop');
     assert.deepEqual(drop.external_ids, {});
     assert.deepEqual(
       drop.acls.map((a) => [a.direction, a.priority, a.match, a.action]),
       [
-        ['from-lport', 1000, 'inport == @neutron_pg_drop && ip', 'drop'],
-        ['to-lport', 1000, 'outport == @neutron_pg_drop && ip', 'drop'],
+        ['from-lport', 1001, 'inport == @neutron_pg_drop && ip', 'drop'],
+        ['to-lport', 1001, 'outport == @neutron_pg_drop && ip', 'drop'],
       ],
     );
   });

@@ -23,8 +23,8 @@ import { dhcpOptionName, isMapOption, isStringOption } from './dhcp-option-names
 export type StringMap = Record<string, string>;
 
 export const DROP_PORT_GROUP = 'neutron_pg_drop';
-/** `ACL_PRIORITY_DROP` (master; Zed used 1001). */
-export const DROP_PRIORITY = 1000;
+/** `ACL_PRIORITY_DROP` as ML2/OVN Zed writes it (an NB it wrote is taken over unchanged). */
+export const DROP_PRIORITY = 1001;
 export const METADATA_DEVICE_OWNER = 'network:distributed';
 export const METADATA_DEVICE_ID_PREFIX = 'ovnmeta-';
 /** What Neutron's metadata proxy answers on; reached through the metadata port. */
@@ -121,7 +121,10 @@ export function logicalSwitch(network: NetworkState, options: MappingOptions): L
 }
 
 /** One `localnet` port per segment on a physical network; tunnelled networks have none. */
-export function localnetPorts(network: NetworkState, options: MappingOptions): SwitchPortSpec[] {
+export function localnetPorts(
+  network: Pick<NetworkState, 'segments'>,
+  options: Pick<MappingOptions, 'igmpFloodReports' | 'igmpFlood' | 'localnetLearnFdb'>,
+): SwitchPortSpec[] {
   return network.segments
     .filter((segment) => segment.physical_network)
     .map((segment) => ({
@@ -130,16 +133,19 @@ export function localnetPorts(network: NetworkState, options: MappingOptions): S
       addresses: ['unknown'],
       port_security: [],
       enabled: null,
-      tag_request: segment.network_type === 'vlan' ? segment.segmentation_id : null,
+      // `tag`, as ML2/OVN writes it: a `tag_request` is copied into `tag` by ovn-northd, so a
+      // planned `tag: null` beside it never matched and the network was "repaired" forever.
+      tag_request: null,
       parent_name: null,
-      tag: null,
+      tag: segment.network_type === 'vlan' ? segment.segmentation_id : null,
       options: {
         network_name: segment.physical_network!,
         mcast_flood_reports: bool(options.igmpFloodReports),
         mcast_flood: bool(options.igmpFlood),
-        localnet_learn_fdb: bool(options.localnetLearnFdb),
+        // Zed writes no key: off is OVN's default.
+        ...(options.localnetLearnFdb ? { localnet_learn_fdb: 'true' } : {}),
       },
-      external_ids: { 'neutron:provnet-physical-network': segment.physical_network! },
+      external_ids: {},
       dhcpv4_options: null,
       dhcpv6_options: null,
     }));
@@ -484,7 +490,8 @@ export function switchPortRows(port: PortState, context: PortContext): PortRows 
   if (isUnboundLbVip(port)) addresses.length = 0;
   const trusted = isTrustedPort(port);
   const securityGroups = trusted ? [] : [...port.security_groups];
-  const options: StringMap = { ...virtual };
+  // `_get_port_options`: every port but localport, router and vtep ones.
+  const options: StringMap = { ...virtual, ...(type === 'localport' ? {} : { mcast_flood_reports: 'true' }) };
   const profile = port['binding:profile'];
   // A virtual port is bound wherever a parent holds its address; its host only reports that.
   if (port['binding:host_id'] && !virtual) Object.assign(options, requestedChassis(port['binding:host_id'], profile));

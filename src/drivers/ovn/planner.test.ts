@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { AclSpec } from './acl.js';
 import type { DhcpOptionsSpec, LogicalSwitchSpec, PortGroupSpec, PortRows, SwitchPortSpec } from './mapping.js';
+import { localnetPorts } from './mapping.js';
 import { NbView } from './nb-view.js';
 import {
   NamedUuid,
@@ -265,6 +266,20 @@ describe('planNetwork', () => {
     converge(fake, plan, () => planNetwork(fake.nb(), SWITCH, desired));
     assert.deepEqual(sortedColumn(fake, 'Logical_Switch_Port', 'name'), ['provnet-seg-2', 'someone-elses']);
     assert.deepEqual(fake.all('Logical_Switch')[0]!.other_config, { mtu: '1400' });
+  });
+
+  it('a VLAN localnet port stays as ovn-northd leaves it: nothing to repair on the next pass', () => {
+    const fake = new FakeNb();
+    const segments = [{ id: 'seg-v', network_type: 'vlan', physical_network: 'physnet1', segmentation_id: 150 }];
+    const options = { igmpFloodReports: true, igmpFlood: false, localnetLearnFdb: false };
+    const desired = { logicalSwitch: switchSpec(), localnets: localnetPorts({ segments }, options) };
+    fake.transact(planNetwork(fake.nb(), SWITCH, desired).ops);
+    // ovn-northd copies a port's tag_request into its tag (ML2/OVN's own rows carry `tag` alone).
+    for (const lsp of fake.all('Logical_Switch_Port'))
+      if (typeof lsp.tag_request === 'number') lsp.tag = lsp.tag_request;
+    const [lsp] = fake.all('Logical_Switch_Port');
+    assert.equal(lsp!.tag, 150);
+    assert.deepEqual(planNetwork(fake.nb(), SWITCH, desired), { ops: [], outcome: 'unchanged' });
   });
 
   it('a later revision in the NB is not overwritten (superseded)', () => {

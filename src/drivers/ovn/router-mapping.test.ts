@@ -152,6 +152,8 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway c
         'neutron:router_name': 'r1',
         'neutron:revision_number': '4',
         'neutron:availability_zone_hints': '',
+        'neutron:gw_port_id': 'gw000000-0000-0000-0000-000000000001',
+        'neutron:gw_network_id': 'ex000000-0000-0000-0000-000000000001',
       },
       options: {
         always_learn_from_arp_request: 'false',
@@ -191,10 +193,9 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway c
         external_ids: {
           'neutron:is_ext_gw': 'true',
           'neutron:subnet_id': EXT_SUBNET,
-          'neutron:is_static_route': 'true',
         },
       },
-      { ip_prefix: '10.99.0.0/16', nexthop: '10.0.0.254', external_ids: { 'neutron:is_static_route': 'true' } },
+      { ip_prefix: '10.99.0.0/16', nexthop: '10.0.0.254', external_ids: {} },
     ]);
   });
 
@@ -213,7 +214,7 @@ describe('OVN mapping: routers → Logical_Router, ports, NAT, routes, gateway c
         external_ip: '198.51.100.50',
         logical_ip: '10.0.0.11',
         logical_port: fip.port_id,
-        options: { stateless: 'false' },
+        options: {},
         external_ids: {
           'neutron:fip_id': fip.id,
           'neutron:revision_number': '2',

@@ -126,6 +126,8 @@ export function logicalRouter(router: RouterState, options: RouterOptions): Logi
       'neutron:router_name': router.name,
       'neutron:revision_number': String(router.revision_number),
       'neutron:availability_zone_hints': router.availability_zone_hints.join(','),
+      'neutron:gw_port_id': router.gw_port_id ?? '',
+      'neutron:gw_network_id': router.external_gateway_info?.network_id ?? '',
     },
     options: {
       always_learn_from_arp_request: 'false',
@@ -226,7 +228,6 @@ export function routerRows(
         external_ids: {
           'neutron:is_ext_gw': 'true',
           'neutron:subnet_id': subnet.id,
-          'neutron:is_static_route': 'true',
         },
       });
     }
@@ -254,7 +255,7 @@ export function routerRows(
         logical_ip: fip.fixed_ip_address,
         logical_port: fip.port_id,
         ...(options.distributedFloatingIps ? { external_mac: externalMac ?? null } : {}),
-        options: { stateless: 'false' },
+        options: {},
         external_ids: {
           'neutron:fip_id': fip.id,
           'neutron:revision_number': String(fip.revision_number),
@@ -270,7 +271,7 @@ export function routerRows(
     routes.push({
       ip_prefix: route.destination,
       nexthop: route.nexthop,
-      external_ids: { 'neutron:is_static_route': 'true' },
+      external_ids: {},
     });
   }
 
