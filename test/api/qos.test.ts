@@ -148,6 +148,10 @@ for (const backend of BACKENDS) {
       });
       assert.equal(unknownPolicy.status, 404);
       assert.equal(unknownPolicy.body.NeutronError.type, 'QosPolicyNotFound');
+      // A member is refused before the policy is looked up (Neutron's order): 403, not 404.
+      const byMember = await a.post(rules('policy', 'bandwidth_limit'), { bandwidth_limit_rule: { max_kbps: 1 } });
+      assert.equal(byMember.status, 403, byMember.text);
+      assert.equal(byMember.body.NeutronError.type, 'PolicyNotAuthorized');
     });
 
     it('adds DSCP and minimum-bandwidth rules; a limit below a minimum conflicts', async () => {
