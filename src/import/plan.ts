@@ -21,6 +21,7 @@ export const INSERT_ORDER: readonly (keyof ImportPlan)[] = [
   'network_rbacs',
   'network_segments',
   'qos_policies',
+  'qos_policy_rbacs',
   'qos_rules',
   'qos_policy_defaults',
   'security_groups',

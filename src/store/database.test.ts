@@ -22,6 +22,7 @@ const MIGRATION_NAMES = [
   '0005-port-bindings',
   '0006-qos',
   '0007-deployment-identity',
+  '0008-qos-policy-rbacs',
 ];
 
 const TABLES = [
@@ -49,6 +50,7 @@ const TABLES = [
   'qos_network_policy_bindings',
   'qos_policies',
   'qos_policy_defaults',
+  'qos_policy_rbacs',
   'qos_port_policy_bindings',
   'qos_rules',
   'quotas',

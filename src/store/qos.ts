@@ -14,6 +14,8 @@ export interface QosPolicyRecord {
   readonly rules: QosRuleTable[];
   readonly isDefault: boolean;
   readonly tags: string[];
+  /** The projects (or `*`) its `access_as_shared` RBAC entries share it with. */
+  readonly sharedWith: string[];
 }
 
 /** Neutron lists a policy's rules per rule class in this order, each in creation order. */
@@ -45,7 +47,8 @@ export const QOS_POLICIES_TABLE: ListTable = {
 
 /** Policies a project sees: its own and the shared ones. */
 export function qosPolicyVisibility(store: Store, projectId: string | null): Condition {
-  return sql`(qos_policies.project_id = ${projectId ?? ''} or qos_policies.shared = ${store.bool(true)})`;
+  const project = projectId ?? '';
+  return sql`(qos_policies.project_id = ${project} or qos_policies.shared = ${store.bool(true)} or exists (select 1 from qos_policy_rbacs r where r.object_id = qos_policies.id and r.action = 'access_as_shared' and r.target_project in (${project}, '*')))`;
 }
 
 function sortRules(rules: QosRuleTable[]): QosRuleTable[] {
@@ -72,17 +75,27 @@ export async function loadQosRules(db: Db, policyIds: readonly string[]): Promis
 async function loadRecords(db: Db, rows: readonly QosPolicyTable[]): Promise<QosPolicyRecord[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [rules, tags, defaults] = await Promise.all([
+  const [rules, tags, defaults, shares] = await Promise.all([
     loadQosRules(db, ids),
     loadTags(db, ids),
     db.selectFrom('qos_policy_defaults').select('qos_policy_id').where('qos_policy_id', 'in', ids).execute(),
+    db
+      .selectFrom('qos_policy_rbacs')
+      .select(['object_id', 'target_project'])
+      .where('object_id', 'in', ids)
+      .where('action', '=', 'access_as_shared')
+      .execute(),
   ]);
   const isDefault = new Set(defaults.map((d) => d.qos_policy_id));
+  const sharedWith = new Map<string, string[]>();
+  for (const share of shares)
+    sharedWith.set(share.object_id, [...(sharedWith.get(share.object_id) ?? []), share.target_project]);
   return rows.map((row) => ({
     row,
     rules: rules.get(row.id) ?? [],
     isDefault: isDefault.has(row.id),
     tags: tags.get(row.id) ?? [],
+    sharedWith: sharedWith.get(row.id) ?? [],
   }));
 }
 

@@ -372,6 +372,8 @@ export interface Schema {
   bgp_speaker_network_bindings: BgpSpeakerNetworkBindingTable;
   bgp_speaker_dragent_bindings: BgpSpeakerDrAgentBindingTable;
   qos_policies: QosPolicyTable;
+  /** RBAC entries on QoS policies: the same columns as `network_rbacs` (migration 0008). */
+  qos_policy_rbacs: NetworkRbacTable;
   qos_rules: QosRuleTable;
   qos_policy_defaults: QosPolicyDefaultTable;
   qos_port_policy_bindings: QosPortBindingTable;

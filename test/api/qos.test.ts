@@ -68,6 +68,10 @@ for (const backend of BACKENDS) {
       assert.equal(hidden.body.NeutronError.type, 'QosPolicyNotFound');
       assert.equal(hidden.body.NeutronError.message, `QoS policy ${policy.id} could not be found.`);
       assert.deepEqual((await b.get('/v2.0/qos/policies')).body.policies, []);
+      // A marker the caller cannot see is no 404: Neutron's object pager pages from the start.
+      const paged = await b.get(`/v2.0/qos/policies?limit=1&marker=${policy.id}`);
+      assert.equal(paged.status, 200, paged.text);
+      assert.deepEqual(paged.body.policies, []);
       const shared = await admin.put(`/v2.0/qos/policies/${policy.id}`, { policy: { shared: true } });
       assert.equal(shared.status, 200, shared.text);
       assert.equal(shared.body.policy.revision_number, policy.revision_number + 1);
@@ -144,6 +148,10 @@ for (const backend of BACKENDS) {
       });
       assert.equal(unknownPolicy.status, 404);
       assert.equal(unknownPolicy.body.NeutronError.type, 'QosPolicyNotFound');
+      // A member is refused before the policy is looked up (Neutron's order): 403, not 404.
+      const byMember = await a.post(rules('policy', 'bandwidth_limit'), { bandwidth_limit_rule: { max_kbps: 1 } });
+      assert.equal(byMember.status, 403, byMember.text);
+      assert.equal(byMember.body.NeutronError.type, 'PolicyNotAuthorized');
     });
 
     it('adds DSCP and minimum-bandwidth rules; a limit below a minimum conflicts', async () => {

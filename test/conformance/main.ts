@@ -26,6 +26,7 @@ import {
   perTest,
   prepareTempest,
   REFERENCE_NETWORK_CONFIG,
+  REFERENCE_POLICY_FILE,
   runTempest,
 } from '../fixtures/tempest.js';
 import { readAliases } from './expected.js';
@@ -135,6 +136,7 @@ async function main(): Promise<number> {
         ...keystone.octonetConfig(),
         network: REFERENCE_NETWORK_CONFIG,
         ...(ovn ? { ovn: { nb_connection: ovn.nb, sb_connection: ovn.sb } } : {}),
+        ...(plugin ? { policy_file: REFERENCE_POLICY_FILE } : {}),
       },
     });
     log(`octonet at ${api.url}, Keystone at ${keystone.url}`);

@@ -43,7 +43,7 @@ export class QosBindings {
     if (old === requested) return;
     if (old) {
       const record = await getQosPolicyRecord(tx, old);
-      if (record && !this.policies.canSee(ctx, this.policies.view(record)))
+      if (record && !this.policies.canSee(ctx, this.policies.view(record, ctx)))
         throw PolicyRemoveAuthorizationError({ policy_id: old });
     }
     if (requested) await this.policies.getVisible(tx, ctx, requested);

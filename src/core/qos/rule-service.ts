@@ -122,6 +122,14 @@ export class QosRuleService {
   }
 
   async create(ctx: RequestContext, kind: RuleKind, policyId: string, body: Body): Promise<View> {
+    // Neutron enforces `create_policy_<type>_rule` before it looks the policy up: a member naming a
+    // policy that is not there (or not visible to it) is refused (403), not told that it is missing.
+    try {
+      await this.policies.getVisible(this.deps.store.db, ctx, policyId);
+    } catch (error) {
+      this.deps.authz.enforceCreate(ctx, this.policySpec(kind, false), { ...body });
+      throw error;
+    }
     return this.write(ctx, policyId, async (tx, record) => {
       this.deps.authz.enforceCreate(ctx, this.policySpec(kind, false), this.target(record, body));
       const given = qosRuleCreate(body);

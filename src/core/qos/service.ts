@@ -12,7 +12,6 @@ import {
   firstQosBinding,
   getQosPolicyRecord,
   listQosPolicyRecords,
-  projectsUsingQosPolicy,
   qosPolicyVisibility,
   setDefaultQosPolicy,
   type QosPolicyRecord,
@@ -31,7 +30,8 @@ import {
   type View,
 } from '../resource.js';
 import { checkRevision } from '../revisions.js';
-import { RbacPolicyInUse } from '../errors.js';
+import { deleteRbacRow, insertQosRbac, qosRbacEntries, syncQosShared } from '../../store/rbac.js';
+import { validateQosRbacDelete } from './rbac.js';
 import { timestamp } from '../standard-attributes.js';
 import { QOS_POLICY_SPEC } from './attributes.js';
 import { QosPolicyInUse, QosPolicyNotFound, QoSPolicyDefaultAlreadyExists } from './errors.js';
@@ -46,12 +46,17 @@ export class QosPolicyService implements ResourceService {
     return QosPolicyNotFound({ policy_id: id });
   }
 
-  view(record: QosPolicyRecord): View {
+  /**
+   * `shared` is as the caller sees it (`rbac_db.py` `_to_dict_hook`): an entry shares the policy
+   * with everyone or with the caller's project.
+   */
+  view(record: QosPolicyRecord, ctx?: RequestContext): View {
     const { row } = record;
+    const withCaller = ctx?.projectId != null && record.sharedWith.includes(ctx.projectId);
     return {
       id: row.id,
       name: row.name,
-      shared: toBool(row.shared),
+      shared: toBool(row.shared) || record.sharedWith.includes('*') || withCaller,
       tenant_id: row.project_id,
       rules: record.rules.map(nestedRuleView),
       is_default: record.isDefault,
@@ -72,24 +77,26 @@ export class QosPolicyService implements ResourceService {
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
     const scope = ctx.isAdmin || ctx.isService ? TRUE : qosPolicyVisibility(this.deps.store, ctx.projectId);
-    const { records, markerFound } = await listQosPolicyRecords(
-      { store: this.deps.store, projectId: ctx.projectId },
-      query,
-      scope,
-    );
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    return records.map((r) => this.view(r)).filter((v) => this.canSee(ctx, v));
+    const env = { store: this.deps.store, projectId: ctx.projectId };
+    const page = await listQosPolicyRecords(env, query, scope);
+    // Neutron's object pager (`objects/base.py` Pager.to_kwargs) looks the marker up in the caller's
+    // scope and, not finding it, pages from the start: no 404 (the plugin's last `next` link of an
+    // admin's list, followed by a member, names a policy the member cannot see).
+    const { records } = page.markerFound
+      ? page
+      : await listQosPolicyRecords(env, { ...query, marker: undefined }, scope);
+    return records.map((r) => this.view(r, ctx)).filter((v) => this.canSee(ctx, v));
   }
 
   /** The policy if the caller may see it, else QosPolicyNotFound. */
   async getVisible(db: Db, ctx: RequestContext, id: string): Promise<QosPolicyRecord> {
     const record = await getQosPolicyRecord(db, id);
-    if (!record || !this.canSee(ctx, this.view(record))) throw this.notFound(id);
+    if (!record || !this.canSee(ctx, this.view(record, ctx))) throw this.notFound(id);
     return record;
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
-    return this.view(await this.getVisible(this.deps.store.db, ctx, id));
+    return this.view(await this.getVisible(this.deps.store.db, ctx, id), ctx);
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
@@ -110,8 +117,10 @@ export class QosPolicyService implements ResourceService {
           created_at: now,
           updated_at: now,
         });
+        // `_create_post`: a shared policy gets its wildcard entry, owned by the policy's project.
+        if (item.shared === true) await this.attachWildcard(tx, row.id, row.project_id);
         if (item.is_default === true) await this.setDefault(tx, row.project_id, row.id);
-        views.push(this.view((await getQosPolicyRecord(tx, row.id))!));
+        views.push(this.view((await getQosPolicyRecord(tx, row.id))!, ctx));
       }
       return { result: views, events: [] };
     });
@@ -134,8 +143,7 @@ export class QosPolicyService implements ResourceService {
       const patch: RowPatch<'qos_policies'> = {};
       if (typeof body.name === 'string') patch.name = body.name;
       if (typeof body.description === 'string') patch.description = body.description;
-      if (typeof body.shared === 'boolean') patch.shared = body.shared;
-      if (body.shared === false && toBool(record.row.shared)) await this.checkUnshare(tx, record);
+      if (typeof body.shared === 'boolean') await this.updateShared(tx, ctx, record, body.shared);
       if (body.is_default === true) await this.setDefault(tx, record.row.project_id, id);
       if (body.is_default === false && record.isDefault) await setDefaultQosPolicy(tx, record.row.project_id, null);
       await updateRow(deps.store, tx, 'qos_policies', id, {
@@ -143,18 +151,38 @@ export class QosPolicyService implements ResourceService {
         revision_number: record.row.revision_number + 1,
         updated_at: timestamp(),
       });
-      return { result: this.view((await getQosPolicyRecord(tx, id))!), events: [] };
+      return { result: this.view((await getQosPolicyRecord(tx, id))!, ctx), events: [] };
+    });
+  }
+
+  private async attachWildcard(tx: Tx, policyId: string, projectId: string): Promise<void> {
+    await insertQosRbac(this.deps.store, tx, {
+      id: randomUUID(),
+      project_id: projectId,
+      object_id: policyId,
+      target_project: '*',
+      action: 'access_as_shared',
     });
   }
 
   /**
-   * Unsharing removes the policy's wildcard RBAC entry in Neutron, refused while another
-   * project's port or network uses it (`_validate_rbac_policy_delete`).
+   * `update_shared`: sharing adds the wildcard entry (owned by the caller's project, as Neutron's
+   * `attach_rbac`); unsharing removes it, refused while a project using the policy has no other
+   * entry (`_validate_rbac_policy_delete`, the owner included).
    */
-  private async checkUnshare(tx: Tx, record: QosPolicyRecord): Promise<void> {
-    const users = await projectsUsingQosPolicy(tx, record.row.id);
-    users.delete(record.row.project_id);
-    if (users.size > 0) throw RbacPolicyInUse({ object_id: record.row.id, details: 'project_id=*' });
+  private async updateShared(tx: Tx, ctx: RequestContext, record: QosPolicyRecord, shared: boolean): Promise<void> {
+    const id = record.row.id;
+    const wildcard = (await qosRbacEntries(tx, id)).find(
+      (e) => e.target_project === '*' && e.action === 'access_as_shared',
+    );
+    if (shared) {
+      if (!wildcard) await this.attachWildcard(tx, id, ctx.projectId ?? record.row.project_id);
+      return;
+    }
+    if (!wildcard && !toBool(record.row.shared)) return;
+    await validateQosRbacDelete(tx, id, '*');
+    if (wildcard) await deleteRbacRow(tx, 'qos_policy', wildcard.id);
+    await syncQosShared(this.deps.store, tx, id);
   }
 
   async delete(ctx: RequestContext, id: string, precondition: Precondition): Promise<void> {

@@ -1,14 +1,14 @@
 /**
  * The RBAC policy attribute map (`neutron/extensions/rbac.py`): who (`target_tenant`, a project or
  * `*`) may do what (`action`) with which object (`object_type`, `object_id`). octonet serves RBAC
- * on networks only, so `network` is the one valid object type.
+ * on networks and QoS policies.
  */
 import type { ResourceSpec } from '../attributes.js';
 import { InvalidInput } from '../errors.js';
 import { ID, PROJECT } from '../standard-attributes.js';
 import { isUuidLike, validateString, validateUuid } from '../validators.js';
 
-export const RBAC_OBJECT_TYPES = ['network'] as const;
+export const RBAC_OBJECT_TYPES = ['network', 'qos_policy'] as const;
 
 /** `convert_valid_object_type`. */
 function convertObjectType(value: unknown): unknown {

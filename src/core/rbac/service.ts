@@ -1,7 +1,8 @@
 /**
  * RBAC policies (`/v2.0/rbac-policies`, `neutron/db/rbac_db_mixin.py` with the network callbacks of
  * `db_base_plugin_v2.py` and `external_net_db.py`): share a network with one project or all
- * (`access_as_shared`), or offer it as external (`access_as_external`).
+ * (`access_as_shared`), or offer it as external (`access_as_external`). QoS policies are shared the
+ * same way (`object_type: qos_policy`, `access_as_shared` only; `qos-rbac.ts`).
  *
  * The same rows back a network's `shared` and `router:external`, so policies made through either
  * door show through the other. Only the network's owner (or an admin) may write policies on it;
@@ -42,41 +43,46 @@ import {
   projectsWithGatewayOn,
   retargetRbac,
   rbacVisibility,
+  type RbacRow,
 } from '../../store/rbac.js';
 import type { NetworkRbacTable } from '../../store/schema.js';
 import { updateRow } from '../../store/rows.js';
 import { RBAC_POLICY_SPEC } from './attributes.js';
+import { QosRbac } from './qos-rbac.js';
 
 /** `NetworkRBAC.get_valid_actions()`, printed as Neutron prints the Python tuple. */
 const NETWORK_ACTIONS = [ACCESS_AS_SHARED, ACCESS_AS_EXTERNAL];
 const NETWORK_ACTIONS_TEXT = `('${NETWORK_ACTIONS.join("', '")}')`;
 
-function rbacView(row: NetworkRbacTable): View {
+function rbacView(row: NetworkRbacTable, objectType = 'network'): View {
   return {
     id: row.id,
     project_id: row.project_id,
     action: row.action,
     object_id: row.object_id,
     target_tenant: row.target_project,
-    object_type: 'network',
+    object_type: objectType,
     tenant_id: row.project_id,
   };
 }
 
 export class RbacPolicyService implements ResourceService {
   readonly spec = RBAC_POLICY_SPEC;
+  private readonly qos: QosRbac;
 
   constructor(
     private readonly deps: CoreDeps,
     private readonly networks: NetworkService,
-  ) {}
+  ) {
+    this.qos = new QosRbac(deps);
+  }
 
   notFound(id: string | null): Error {
     return RbacPolicyNotFound({ id, object_type: 'unknown' });
   }
 
-  private scope(ctx: RequestContext): Condition {
-    return ctx.isAdmin ? TRUE : rbacVisibility(ctx.projectId);
+  private scope(ctx: RequestContext): (objectType: 'network' | 'qos_policy') => Condition {
+    return (objectType) => (ctx.isAdmin ? TRUE : rbacVisibility(objectType, ctx.projectId));
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<View[]> {
@@ -86,19 +92,20 @@ export class RbacPolicyService implements ResourceService {
       this.scope(ctx),
     );
     if (!markerFound) throw this.notFound(query.marker ?? null);
-    return rows.map(rbacView).filter((v) => this.deps.authz.canRead(ctx, 'rbac_policy', v));
+    return rows.map((r) => rbacView(r, r.object_type)).filter((v) => this.deps.authz.canRead(ctx, 'rbac_policy', v));
   }
 
   /** The policy, if the caller may see it (its own project's, or any for an admin). */
-  private async visible(db: Db, ctx: RequestContext, id: string): Promise<NetworkRbacTable> {
+  private async visible(db: Db, ctx: RequestContext, id: string): Promise<RbacRow> {
     const row = await getRbacRow(db, id);
     if (!row || (!ctx.isAdmin && row.project_id !== ctx.projectId)) throw this.notFound(id);
-    if (!this.deps.authz.canRead(ctx, 'rbac_policy', rbacView(row))) throw this.notFound(id);
+    if (!this.deps.authz.canRead(ctx, 'rbac_policy', rbacView(row, row.object_type))) throw this.notFound(id);
     return row;
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
-    return rbacView(await this.visible(this.deps.store.db, ctx, id));
+    const row = await this.visible(this.deps.store.db, ctx, id);
+    return rbacView(row, row.object_type);
   }
 
   /** The policy's network, which the caller must own unless admin. */
@@ -123,6 +130,9 @@ export class RbacPolicyService implements ResourceService {
     return writeTransaction(deps, async (tx) => {
       deps.authz.enforceCreate(ctx, this.spec, item);
       const body = rbacCreate(item);
+      if (item.object_type === 'qos_policy') {
+        return { result: [rbacView(await this.qos.create(tx, ctx, body), 'qos_policy')], events: [] };
+      }
       const action = body.action;
       if (!NETWORK_ACTIONS.includes(action)) {
         throw new NeutronError(
@@ -217,15 +227,21 @@ export class RbacPolicyService implements ResourceService {
     const { deps } = this;
     return writeTransaction(deps, async (tx) => {
       const row = await this.visible(tx, ctx, id);
-      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(rbacView(row), body), body);
+      deps.authz.enforceUpdate(ctx, this.spec, policyTarget(rbacView(row, row.object_type), body), body);
       const target = rbacUpdate(body).target_tenant;
-      if (target === undefined || target === row.target_project) return { result: rbacView(row), events: [] };
+      if (target === undefined || target === row.target_project) {
+        return { result: rbacView(row, row.object_type), events: [] };
+      }
+      if (row.object_type === 'qos_policy') {
+        await this.qos.retarget(tx, ctx, row, target);
+        return { result: rbacView({ ...row, target_project: target }, row.object_type), events: [] };
+      }
       const network = await this.ownedNetwork(tx, ctx, row.object_id);
       await this.ensureNotInUse(tx, row, network);
       await this.ensureExternalNotInUse(tx, row, network, target);
       if (network.rbac.some((r) => r.action === row.action && r.target_project === target))
         throw DuplicateRbacPolicy({});
-      await retargetRbac(tx, id, target);
+      await retargetRbac(tx, 'network', id, target);
       await this.bumpNetwork(tx, network);
       return { result: rbacView({ ...row, target_project: target }), events: [] };
     });
@@ -235,11 +251,15 @@ export class RbacPolicyService implements ResourceService {
     const { deps } = this;
     await writeTransaction(deps, async (tx) => {
       const row = await this.visible(tx, ctx, id);
-      deps.authz.enforceDelete(ctx, this.spec, rbacView(row));
+      deps.authz.enforceDelete(ctx, this.spec, rbacView(row, row.object_type));
+      if (row.object_type === 'qos_policy') {
+        await this.qos.delete(tx, row);
+        return { result: undefined, events: [] };
+      }
       const network = (await getNetworkAccess(tx, row.object_id))!;
       await this.ensureNotInUse(tx, row, network);
       await this.ensureExternalNotInUse(tx, row, network);
-      await deleteRbacRow(tx, id);
+      await deleteRbacRow(tx, 'network', id);
       // The last external policy gone, the network is internal again.
       if (row.action === ACCESS_AS_EXTERNAL && !(await hasRbacAction(tx, row.object_id, ACCESS_AS_EXTERNAL))) {
         await setExternal(deps.store, tx, row.object_id, false, network.row.project_id, randomUUID());
