@@ -38,6 +38,8 @@ interface SizeResult {
   networks: number;
   createSeconds: number;
   createRate: number;
+  /** Ports per bulk create (a network's ports, at most `BULK`). */
+  batchSize: number;
   firstBatchMs: number;
   lastBatchMs: number;
   byNetwork: Summary;
@@ -105,7 +107,15 @@ async function fill(api: NeutronApi, ports: number, perNetwork: number, progress
 
 /** One start of `serve` with OVN on: the seconds its start-up full pass logged. */
 async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<number> {
-  const serve = await startServe({ repoRoot, dir, logFile: join(dir, `serve-${label}.log`), logLevel: 'info', ovn });
+  // The API opens once the start-up pass is over (driver.ts), so the wait for it is the pass's.
+  const serve = await startServe({
+    repoRoot,
+    dir,
+    logFile: join(dir, `serve-${label}.log`),
+    logLevel: 'info',
+    ovn,
+    startupTimeoutMs: PASS_TIMEOUT_MS,
+  });
   try {
     const log = new LogFollower(serve);
     const isStart = (l: LogLine) => SUMMARY.includes(l.msg) && l.trigger === 'start';
@@ -129,13 +139,17 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       filled = await fill(api, ports, perNetwork, progress);
       progress(`filled in ${filled.seconds.toFixed(1)} s; reading`);
       byNetwork = await timed(samples, () => api.call('GET', `/v2.0/ports?network_id=${pick(filled.networks)}`));
+      progress(`ports?network_id= median ${byNetwork.median.toFixed(2)} ms, p99 ${byNetwork.p99.toFixed(2)} ms`);
       byDevice = await timed(samples, () => api.call('GET', `/v2.0/ports?device_id=${pick(filled.devices)}`));
+      progress(`ports?device_id= median ${byDevice.median.toFixed(2)} ms, p99 ${byDevice.p99.toFixed(2)} ms`);
       let walked = 0;
       listAll = await timed(3, async () => (walked = await walkAllPorts(api)));
+      progress(`list all: median ${(listAll.median / 1000).toFixed(2)} s`);
       // Every port plus one DHCP port per network would be more than asked: octonet (like ML2/OVN) has none.
       if (walked < ports) throw new Error(`the paginated list gave ${walked} ports of ${ports}`);
       rss = statusKiB(serve.pid, 'VmRSS');
       peak = statusKiB(serve.pid, 'VmHWM');
+      progress(`RSS ${mib(rss)} MiB, peak ${mib(peak)} MiB`);
     } finally {
       api.close();
       await serve.stop();
@@ -144,13 +158,16 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
     const again = await startServe({ repoRoot, dir, logFile: join(dir, 'serve-restart.log'), logLevel: 'warn' });
     const startupSeconds = (now() - t) / 1000;
     await again.stop();
+    progress(`start-up ${startupSeconds.toFixed(2)} s`);
 
     progress('full OVN passes');
     const central = startOvnCentral();
     let fullSyncEmpty: number, fullSyncComplete: number;
     try {
       fullSyncEmpty = await fullPass(dir, central, 'empty-nb');
+      progress(`full pass into an empty NB ${fullSyncEmpty.toFixed(2)} s`);
       fullSyncComplete = await fullPass(dir, central, 'complete-nb');
+      progress(`full pass over a complete NB ${fullSyncComplete.toFixed(2)} s`);
     } finally {
       central.stop();
     }
@@ -159,6 +176,7 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       networks: filled.networks.length,
       createSeconds: filled.seconds,
       createRate: ports / filled.seconds,
+      batchSize: Math.min(BULK, perNetwork),
       firstBatchMs: filled.batches[0]!,
       lastBatchMs: filled.batches.at(-1)!,
       byNetwork,
@@ -180,7 +198,10 @@ function table(results: readonly SizeResult[]): string {
   const rows: [string, (r: SizeResult) => string][] = [
     ['networks', (r) => f(r.networks, 0)],
     ['create: ports/s (whole fill)', (r) => f(r.createRate)],
-    ['create: first / last batch of 500, ms', (r) => `${f(r.firstBatchMs, 0)} / ${f(r.lastBatchMs, 0)}`],
+    [
+      'create: first / last bulk request, ms',
+      (r) => `${f(r.firstBatchMs, 0)} / ${f(r.lastBatchMs, 0)} (${r.batchSize} ports)`,
+    ],
     ['GET ports?network_id= median / p99 ms', (r) => `${f(r.byNetwork.median, 2)} / ${f(r.byNetwork.p99, 2)}`],
     ['GET ports?device_id= median / p99 ms', (r) => `${f(r.byDevice.median, 2)} / ${f(r.byDevice.p99, 2)}`],
     [`list all, pages of ${PAGE}, median s`, (r) => f(r.listAll.median / 1000, 2)],
