@@ -48,8 +48,9 @@ interface SizeResult {
   rssMiB: number;
   peakRssMiB: number;
   startupSeconds: number;
-  fullSyncEmpty: number;
-  fullSyncComplete: number;
+  /** Seconds, and passes that failed before the one timed (see `fullPass`). */
+  fullSyncEmpty: { seconds: number; failed: number };
+  fullSyncComplete: { seconds: number; failed: number };
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -105,8 +106,17 @@ async function fill(api: NeutronApi, ports: number, perNetwork: number, progress
   return { networks, devices, batches, seconds: (now() - started) / 1000 };
 }
 
-/** One start of `serve` with OVN on: the seconds its start-up full pass logged. */
-async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<number> {
+/**
+ * One start of `serve` with OVN on: the seconds its start-up full pass logged. When that pass
+ * failed (at 100,000 ports on a loaded machine the NB or SB went silent past the echo interval and
+ * the connection was dropped), the figure is spawn → the end of the first pass that completed,
+ * with how many failed before it in `failed`.
+ */
+async function fullPass(
+  dir: string,
+  ovn: { nb: string; sb: string },
+  label: string,
+): Promise<{ seconds: number; failed: number }> {
   // The API opens once the start-up pass is over (driver.ts), so the wait for it is the pass's.
   const serve = await startServe({
     repoRoot,
@@ -118,9 +128,10 @@ async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: str
   });
   try {
     const log = new LogFollower(serve);
-    const isStart = (l: LogLine) => SUMMARY.includes(l.msg) && l.trigger === 'start';
-    const { line } = await log.waitFor(isStart, PASS_TIMEOUT_MS);
-    return Number(line.seconds ?? NaN);
+    const { line } = await log.waitFor((l: LogLine) => SUMMARY.includes(l.msg), PASS_TIMEOUT_MS);
+    const failed = log.records.filter((l) => l.msg.startsWith('full OVN pass failed')).length;
+    const seconds = line.trigger === 'start' ? Number(line.seconds ?? NaN) : (line.time - serve.spawnedAt) / 1000;
+    return { seconds, failed };
   } finally {
     await serve.stop();
   }
@@ -162,12 +173,16 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
 
     progress('full OVN passes');
     const central = startOvnCentral();
-    let fullSyncEmpty: number, fullSyncComplete: number;
+    let fullSyncEmpty: { seconds: number; failed: number }, fullSyncComplete: { seconds: number; failed: number };
     try {
       fullSyncEmpty = await fullPass(dir, central, 'empty-nb');
-      progress(`full pass into an empty NB ${fullSyncEmpty.toFixed(2)} s`);
+      progress(
+        `full pass into an empty NB ${fullSyncEmpty.seconds.toFixed(2)} s (${fullSyncEmpty.failed} failed before)`,
+      );
       fullSyncComplete = await fullPass(dir, central, 'complete-nb');
-      progress(`full pass over a complete NB ${fullSyncComplete.toFixed(2)} s`);
+      progress(
+        `full pass over a complete NB ${fullSyncComplete.seconds.toFixed(2)} s (${fullSyncComplete.failed} failed before)`,
+      );
     } finally {
       central.stop();
     }
@@ -195,6 +210,8 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
 
 function table(results: readonly SizeResult[]): string {
   const f = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+  const pass = (p: { seconds: number; failed: number }) =>
+    p.failed > 0 ? `${f(p.seconds, 2)} (spawn → first pass done; ${p.failed} failed first)` : f(p.seconds, 2);
   const rows: [string, (r: SizeResult) => string][] = [
     ['networks', (r) => f(r.networks, 0)],
     ['create: ports/s (whole fill)', (r) => f(r.createRate)],
@@ -207,8 +224,8 @@ function table(results: readonly SizeResult[]): string {
     [`list all, pages of ${PAGE}, median s`, (r) => f(r.listAll.median / 1000, 2)],
     ['API server RSS / peak MiB', (r) => `${f(r.rssMiB)} / ${f(r.peakRssMiB)}`],
     ['start-up (spawn → first answer) s', (r) => f(r.startupSeconds, 2)],
-    ['full sync into an empty NB s', (r) => f(r.fullSyncEmpty, 2)],
-    ['full sync over a complete NB s', (r) => f(r.fullSyncComplete, 2)],
+    ['full sync into an empty NB s', (r) => pass(r.fullSyncEmpty)],
+    ['full sync over a complete NB s', (r) => pass(r.fullSyncComplete)],
   ];
   const header = `| ports | ${results.map((r) => f(r.ports, 0)).join(' | ')} |`;
   const rule = `| :-- | ${results.map(() => '--:').join(' | ')} |`;
