@@ -22,7 +22,7 @@ const MIGRATION_NAMES = [
   '0005-port-bindings',
   '0006-qos',
   '0007-deployment-identity',
-  '0008-port-network-index',
+  '0008-port-list-indexes',
 ];
 
 const TABLES = [

@@ -27,7 +27,7 @@ import * as m0004 from './migrations/0004-bgp.js';
 import * as m0005 from './migrations/0005-port-bindings.js';
 import * as m0006 from './migrations/0006-qos.js';
 import * as m0007 from './migrations/0007-deployment-identity.js';
-import * as m0008 from './migrations/0008-port-network-index.js';
+import * as m0008 from './migrations/0008-port-list-indexes.js';
 
 export { UnsupportedDatabaseUrl };
 export type Tx = Transaction<Schema>;
@@ -42,7 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-port-bindings': m0005,
   '0006-qos': m0006,
   '0007-deployment-identity': m0007,
-  '0008-port-network-index': m0008,
+  '0008-port-list-indexes': m0008,
 };
 
 export interface Store {
