@@ -22,6 +22,8 @@ export interface ServeOptions {
   ovn?: { nb: string; sb: string };
   /** Called with the pid right after the spawn (before the API answers; the start-up pass may be over by then). */
   onSpawn?: (pid: number) => void;
+  /** How long to wait for the first answer (default 120 s; with OVN the API opens after the start-up pass). */
+  startupTimeoutMs?: number;
 }
 
 export interface Serve {
@@ -77,7 +79,8 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
   if (child.pid) options.onSpawn?.(child.pid);
   const undo = deferUndo(() => stopProcess(child));
   const exited = () => child.exitCode !== null || child.signalCode !== null;
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  const timeoutMs = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exited()) {
       await undo();
@@ -91,9 +94,7 @@ export async function startServe(options: ServeOptions): Promise<Serve> {
     }
     if (Date.now() > deadline) {
       await undo();
-      throw new Error(
-        `octonet serve did not answer within ${STARTUP_TIMEOUT_MS / 1000} s:\n${logTail(options.logFile)}`,
-      );
+      throw new Error(`octonet serve did not answer within ${timeoutMs / 1000} s:\n${logTail(options.logFile)}`);
     }
     await sleep(100);
   }

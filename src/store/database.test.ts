@@ -23,6 +23,7 @@ const MIGRATION_NAMES = [
   '0006-qos',
   '0007-deployment-identity',
   '0008-qos-policy-rbacs',
+  '0009-port-list-indexes',
 ];
 
 const TABLES = [

@@ -28,6 +28,7 @@ import * as m0005 from './migrations/0005-port-bindings.js';
 import * as m0006 from './migrations/0006-qos.js';
 import * as m0007 from './migrations/0007-deployment-identity.js';
 import * as m0008 from './migrations/0008-qos-policy-rbacs.js';
+import * as m0009 from './migrations/0009-port-list-indexes.js';
 
 export { UnsupportedDatabaseUrl };
 export type Tx = Transaction<Schema>;
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-qos': m0006,
   '0007-deployment-identity': m0007,
   '0008-qos-policy-rbacs': m0008,
+  '0009-port-list-indexes': m0009,
 };
 
 export interface Store {

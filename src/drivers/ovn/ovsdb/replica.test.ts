@@ -174,4 +174,36 @@ describe('Replica', () => {
     assert.throws(() => replica.findBy('Logical_Switch_Port', 'options', 'x'), /is a map/);
     assert.throws(() => replica.findBy('Logical_Switch', 'external_ids', 'x'), /not monitored/);
   });
+
+  it("toggles one member of a large set column and keeps the other members' index entries", () => {
+    const replica = new Replica<NbTables>();
+    const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const members = Array.from({ length: 500 }, (_, i) => uuid(i));
+    replica.replace(nb, MONITORED, {
+      Logical_Switch: { [SW]: { initial: { name: 'sw', ports: ['set', members.map((m) => ['uuid', m])] } } },
+    });
+    assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(7))?._uuid, SW);
+    // One member gone (7), one new (1000): the diff carries just those two.
+    replica.applyUpdate2({
+      Logical_Switch: {
+        [SW]: {
+          modify: {
+            ports: [
+              'set',
+              [
+                ['uuid', uuid(7)],
+                ['uuid', uuid(1000)],
+              ],
+            ],
+          },
+        },
+      },
+    });
+    const ports = replica.get('Logical_Switch', SW)!.ports;
+    assert.equal(ports.length, 500);
+    assert.ok(!ports.includes(uuid(7)) && ports.includes(uuid(1000)) && ports.includes(uuid(499)));
+    assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(7)), undefined);
+    assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(1000))?._uuid, SW);
+    assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(499))?._uuid, SW);
+  });
 });

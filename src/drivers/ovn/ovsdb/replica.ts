@@ -81,11 +81,12 @@ export function rowsEqual(a: GenericRow, b: GenericRow): boolean {
  */
 function applyColumnDiff(column: ColumnSchema, old: RowValue | undefined, diff: unknown): RowValue {
   if (column.kind === 'set') {
-    const elements = new Set(old as readonly AtomValue[]);
-    for (const element of decodeValue(column, diff) as AtomValue[]) {
-      if (!elements.delete(element)) elements.add(element);
-    }
-    return [...elements];
+    // Built from the few toggled elements, not from the old set: a port group holding every port
+    // (100,000 of them) gains one member per port created, and a set of the old members each time
+    // made every create cost as much as all the ports before it.
+    const toggled = new Set(decodeValue(column, diff) as AtomValue[]);
+    const kept = (old as readonly AtomValue[]).filter((element) => !toggled.delete(element));
+    return toggled.size > 0 ? [...kept, ...toggled] : kept;
   }
   if (column.kind === 'map') {
     const entries = { ...(old as Record<string, AtomValue>) };
@@ -265,15 +266,18 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     const byColumn = this.indexes.get(tableName);
     if (!byColumn) return;
     for (const [columnName, index] of byColumn) {
-      const before = old?.[columnName];
-      const after = row?.[columnName];
-      if (old && row && valuesEqual(before, after)) continue;
-      for (const key of indexKeys(before)) {
+      const before = indexKeys(old?.[columnName]);
+      const after = indexKeys(row?.[columnName]);
+      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
+      // Only the keys that came or went are touched (a large set column changes one element at a time).
+      const added = new Set(after);
+      for (const key of before) {
+        if (added.delete(key)) continue;
         const uuids = index.get(key);
         uuids?.delete(uuid);
         if (uuids?.size === 0) index.delete(key);
       }
-      addToIndex(index, after, uuid);
+      addToIndex(index, [...added], uuid);
     }
   }
 }

@@ -38,6 +38,8 @@ import {
 
 /** Operations per NB transaction: large enough to be quick, small enough to stay snappy. */
 const BATCH_OPERATIONS = 2000;
+/** Batches sent before the first of them must be answered (see `Batch`). */
+const IN_FLIGHT = 3;
 
 export interface FullSyncReport {
   readonly created: number;
@@ -236,14 +238,22 @@ function groupMembers(snapshot: Snapshot, ports: ReadonlySet<string>): Map<strin
 }
 
 /**
- * Collects plans into transactions of about `BATCH_OPERATIONS` operations. When a batch is refused,
- * its resources are planned again and written one by one: the replica may have moved since they
- * were planned (the API's own writes run beside the pass), and one resource the NB refuses (say, a
- * hand-made row in the way of a unique name) must not hold back all the others; those are logged.
+ * Collects plans into transactions of about `BATCH_OPERATIONS` operations, keeping up to
+ * `IN_FLIGHT` of them sent at once: the next batch is planned while the NB commits the last (one
+ * connection, so the NB applies them in order; at 100,000 ports, waiting for each reply before
+ * planning the next left octonet idle half the pass). `flush` waits for all of them, so a step
+ * that reads what the previous one wrote (group members need their LSPs' uuids) sees it in the
+ * replica. When a batch is refused, its resources are planned again and written one by one: the
+ * replica may have moved since they were planned (the API's own writes run beside the pass), and
+ * one resource the NB refuses (say, a hand-made row in the way of a unique name) must not hold back
+ * all the others; those are logged.
  */
 class Batch {
   private pending: { key: ResourceKey; ops: Operation[]; replan: () => Operation[] }[] = [];
   private size = 0;
+  private inFlight: Promise<void>[] = [];
+  /** The first error that was not the NB refusing a transaction; `flush` (or the next `add`) throws it. */
+  private failure: { error: unknown } | undefined;
 
   constructor(
     private readonly writer: NbWriter,
@@ -259,13 +269,40 @@ class Batch {
     if (ops.length + extra.length === 0) return;
     this.pending.push({ key, ops: [...ops, ...extra], replan: () => [...plan().ops, ...extra] });
     this.size += ops.length + extra.length;
-    if (this.size >= BATCH_OPERATIONS) await this.flush();
+    if (this.size < BATCH_OPERATIONS) return;
+    this.send();
+    while (this.inFlight.length >= IN_FLIGHT) await this.inFlight.shift();
+    this.rethrow();
   }
 
+  /** Sends what is pending and waits until every batch sent is answered. */
   async flush(): Promise<void> {
+    this.send();
+    const all = this.inFlight;
+    this.inFlight = [];
+    await Promise.all(all);
+    this.rethrow();
+  }
+
+  private send(): void {
     const pending = this.pending;
     this.pending = [];
     this.size = 0;
+    if (pending.length === 0) return;
+    this.inFlight.push(
+      this.write(pending).catch((error: unknown) => {
+        this.failure ??= { error };
+      }),
+    );
+  }
+
+  private rethrow(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  private async write(
+    pending: readonly { key: ResourceKey; ops: Operation[]; replan: () => Operation[] }[],
+  ): Promise<void> {
     try {
       await this.writer.transact(pending.flatMap((p) => p.ops));
     } catch (error) {
