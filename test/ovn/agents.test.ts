@@ -96,7 +96,7 @@ for (const backend of BACKENDS) {
         datapath_type: 'netdev',
       });
       const lsp = ovn.nbRows('Logical_Switch_Port').find((r) => r.name === bound.id);
-      assert.deepEqual(lsp.options, { 'requested-chassis': 'compute1' });
+      assert.deepEqual(lsp.options, { 'requested-chassis': 'compute1', mcast_flood_reports: 'true' });
       assert.equal((await bind('nowhere'))['binding:vif_type'], 'binding_failed');
       // compute1 stops answering: far behind on nb_cfg and silent for longer than agent_down_time.
       ovn.sbctl('set', 'Chassis_Private', 'compute1', `nb_cfg=${nbCfg() - 5}`, 'nb_cfg_timestamp=0');

@@ -44,7 +44,9 @@ describe('live migration: port bindings in OVN', () => {
     });
     const id = created.id as string;
     const base = `/v2.0/ports/${id}/bindings`;
-    await eventually(async () => assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1' }));
+    await eventually(async () =>
+      assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1', mcast_flood_reports: 'true' }),
+    );
     // The VIF comes up on compute1 as its ovn-controller would report it; northd copies `up` to the LSP.
     ovn.sbctl('lsp-bind', id, 'compute1');
     ovn.sbctl('set', 'Port_Binding', id, 'up=true');
@@ -54,18 +56,24 @@ describe('live migration: port bindings in OVN', () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.binding.status, 'INACTIVE');
     assert.equal(r.body.binding.vif_details.datapath_type, 'system');
-    assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1' });
+    assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1', mcast_flood_reports: 'true' });
 
     r = await nova().put(`/v2.0/ports/${id}`, { port: { 'binding:profile': { migrating_to: 'compute2' } } });
     assert.equal(r.status, 200, r.text);
     await eventually(async () =>
-      assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute1,compute2', 'activation-strategy': 'rarp' }),
+      assert.deepEqual(lspOptions(id), {
+        'requested-chassis': 'compute1,compute2',
+        'activation-strategy': 'rarp',
+        mcast_flood_reports: 'true',
+      }),
     );
 
     r = await nova().request('PUT', `${base}/compute2/activate`);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.status, 'ACTIVE');
-    await eventually(async () => assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute2' }));
+    await eventually(async () =>
+      assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute2', mcast_flood_reports: 'true' }),
+    );
     // Activation sets the port DOWN; its VIF is up (on the target, with multi-chassis), so it is
     // ACTIVE again without any change of the LSP's `up`.
     await eventually(async () => assert.equal((await api.admin.get(`/v2.0/ports/${id}`)).body.port.status, 'ACTIVE'));
@@ -76,6 +84,8 @@ describe('live migration: port bindings in OVN', () => {
     const port = (await api.admin.get(`/v2.0/ports/${id}`)).body.port;
     assert.equal(port['binding:host_id'], 'compute2');
     assert.equal(port['binding:vif_type'], 'ovs');
-    await eventually(async () => assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute2' }));
+    await eventually(async () =>
+      assert.deepEqual(lspOptions(id), { 'requested-chassis': 'compute2', mcast_flood_reports: 'true' }),
+    );
   });
 });
