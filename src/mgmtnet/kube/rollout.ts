@@ -2,14 +2,25 @@
  * Kubernetes: a new `controller_ip_port_list` reaches the running health managers and workers by a
  * rolling update of their workloads, not a SIGHUP. The list goes into a pod-template annotation
  * (what `kubectl rollout restart` does with a timestamp), so a changed list rolls the pods and an
- * unchanged one writes nothing. Why not a signal (docs/mgmt-net.md): the kubelet refreshes a
+ * unchanged one writes nothing. Each management network has its own annotation key
+ * (`controller-list.octonet.dev/<network>`): two networks that wrote one key on the same workloads
+ * would overwrite each other's list on every pass and roll the pods each time. Why not a signal (docs/mgmt-net.md): the kubelet refreshes a
  * mounted ConfigMap only after its sync period (never for a `subPath` mount), so a signal sent when
  * the ConfigMap changes re-reads the old file; and the node agent cannot see other pods' processes.
  * A missing workload is reported, never fatal: the operator's reconcile goes on.
  */
 import type { KubeClient, KubeObject, ResourceType } from './client.js';
 
-export const CONTROLLER_LIST_ANNOTATION = 'octonet.dev/controller-ip-port-list';
+/** The single key older operators wrote for every network; removed when a network's own key is written. */
+const SHARED_ANNOTATION = 'octonet.dev/controller-ip-port-list';
+
+/**
+ * The pod-template annotation holding `network`'s list. The network's name is a DNS label (the
+ * reconciler refuses anything else), so it is a valid annotation name (at most 63 characters).
+ */
+export function controllerListAnnotation(network: string): string {
+  return `controller-list.octonet.dev/${network}`;
+}
 
 const WORKLOAD_TYPES = {
   deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
@@ -42,13 +53,15 @@ export interface RolloutResult {
   readonly detail?: string;
 }
 
-/** Puts `list` into each workload's pod-template annotation; the ones whose value changed roll. */
+/** Puts `network`'s `list` into each workload's pod-template annotation; the ones whose value changed roll. */
 export async function rollWorkloads(
   kube: KubeClient,
   namespace: string,
   workloads: readonly WorkloadRef[],
+  network: string,
   list: readonly string[],
 ): Promise<RolloutResult[]> {
+  const key = controllerListAnnotation(network);
   const value = list.join(', ');
   const results: RolloutResult[] = [];
   for (const { type, name } of workloads) {
@@ -57,10 +70,13 @@ export async function rollWorkloads(
       const current = await kube.get<Workload>(type, namespace, name);
       if (current === null) {
         results.push({ workload, action: 'missing' });
-      } else if (current.spec?.template?.metadata?.annotations?.[CONTROLLER_LIST_ANNOTATION] === value) {
+      } else if (current.spec?.template?.metadata?.annotations?.[key] === value) {
         results.push({ workload, action: 'unchanged' });
       } else {
-        const patch = { spec: { template: { metadata: { annotations: { [CONTROLLER_LIST_ANNOTATION]: value } } } } };
+        // The shared key goes in the same write (null deletes in a merge patch): this write rolls
+        // the pods anyway, and a key nobody updates would only mislead.
+        const annotations = { [key]: value, [SHARED_ANNOTATION]: null };
+        const patch = { spec: { template: { metadata: { annotations } } } };
         await kube.mergePatch(type, namespace, name, patch);
         results.push({ workload, action: 'rolled' });
       }

@@ -2,7 +2,8 @@
  * The operator's answer to a changed controller list on Kubernetes: the list goes into the pod
  * template's annotation of each named workload (a rolling update), against the FAKE Kubernetes API
  * server with the apps/v1 types registered. A second pass with the same list writes nothing, a new
- * list rolls again, and a missing workload is reported without failing the others.
+ * list rolls again, and a missing workload is reported without failing the others. Two management
+ * networks rolling the same workloads each keep their own key: a second pass of both rolls nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +13,7 @@ import {
   type FakeKubeApiServer,
 } from '../../fixtures/fake-kube-apiserver.js';
 import { KubeClient } from '../../../src/mgmtnet/kube/client.js';
-import { CONTROLLER_LIST_ANNOTATION, parseWorkloadRef, rollWorkloads } from '../../../src/mgmtnet/kube/rollout.js';
+import { controllerListAnnotation, parseWorkloadRef, rollWorkloads } from '../../../src/mgmtnet/kube/rollout.js';
 import type { Json } from '../../fixtures/json.js';
 
 describe('rolling the health managers and workers when the controller list changes (fake kube API)', () => {
@@ -53,31 +54,65 @@ describe('rolling the health managers and workers when the controller list chang
       parseWorkloadRef,
     );
     const list = ['172.24.0.5:5555', '172.24.0.6:5555'];
+    const KEY = controllerListAnnotation('lb-mgmt');
     const annotations = (plural: string, name: string) =>
       (fake.getObject(plural, 'openstack', name) as Json).spec.template.metadata.annotations as Record<string, string>;
 
-    assert.deepEqual(await rollWorkloads(kube, 'openstack', workloads, list), [
+    assert.deepEqual(await rollWorkloads(kube, 'openstack', workloads, 'lb-mgmt', list), [
       { workload: 'daemonset/octavia-health-manager', action: 'rolled' },
       { workload: 'deployment/octavia-worker', action: 'rolled' },
       { workload: 'deployment/gone', action: 'missing' },
     ]);
     assert.deepEqual(annotations('daemonsets', 'octavia-health-manager'), {
       keep: 'me',
-      [CONTROLLER_LIST_ANNOTATION]: '172.24.0.5:5555, 172.24.0.6:5555',
+      [KEY]: '172.24.0.5:5555, 172.24.0.6:5555',
     });
-    assert.equal(annotations('deployments', 'octavia-worker')[CONTROLLER_LIST_ANNOTATION], list.join(', '));
+    assert.equal(annotations('deployments', 'octavia-worker')[KEY], list.join(', '));
 
     const writes = fake.writes().length;
-    const again = await rollWorkloads(kube, 'openstack', workloads.slice(0, 2), list);
+    const again = await rollWorkloads(kube, 'openstack', workloads.slice(0, 2), 'lb-mgmt', list);
     assert.deepEqual(
       again.map((r) => r.action),
       ['unchanged', 'unchanged'],
     );
     assert.equal(fake.writes().length, writes, 'the same list writes nothing');
 
-    const left = await rollWorkloads(kube, 'openstack', workloads.slice(0, 1), list.slice(0, 1));
+    const left = await rollWorkloads(kube, 'openstack', workloads.slice(0, 1), 'lb-mgmt', list.slice(0, 1));
     assert.deepEqual(left, [{ workload: 'daemonset/octavia-health-manager', action: 'rolled' }]);
-    assert.equal(annotations('daemonsets', 'octavia-health-manager')[CONTROLLER_LIST_ANNOTATION], '172.24.0.5:5555');
+    assert.equal(annotations('daemonsets', 'octavia-health-manager')[KEY], '172.24.0.5:5555');
+  });
+
+  it('two management networks on the same workloads keep one key each: a second pass rolls nothing', async () => {
+    // A workload an older operator annotated with the one shared key.
+    const template = { metadata: { annotations: { 'octonet.dev/controller-ip-port-list': '172.24.0.5:5555' } } };
+    fake.put('daemonsets', {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'hm', namespace: 'two' },
+      spec: { template },
+    });
+    const kube = new KubeClient({ server: fake.url }, 'octonet-operator');
+    const workloads = [parseWorkloadRef('daemonset/hm')];
+    const lists = { 'mgmt-a': ['172.24.0.5:5555'], 'mgmt-b': ['172.25.0.7:5555', '172.25.0.8:5555'] };
+    const pass = async () => {
+      const actions: string[] = [];
+      for (const [network, list] of Object.entries(lists)) {
+        for (const r of await rollWorkloads(kube, 'two', workloads, network, list)) actions.push(r.action);
+      }
+      return actions;
+    };
+    assert.deepEqual(await pass(), ['rolled', 'rolled']);
+    const generation = (fake.getObject('daemonsets', 'two', 'hm') as Json).metadata.generation as number;
+    const writes = fake.writes().length;
+    assert.deepEqual(await pass(), ['unchanged', 'unchanged']);
+    assert.deepEqual(await pass(), ['unchanged', 'unchanged']);
+    assert.equal(fake.writes().length, writes, 'later passes write nothing');
+    const stored = fake.getObject('daemonsets', 'two', 'hm') as Json;
+    assert.equal(stored.metadata.generation, generation, 'the pod template did not change again');
+    assert.deepEqual(stored.spec.template.metadata.annotations, {
+      'controller-list.octonet.dev/mgmt-a': '172.24.0.5:5555',
+      'controller-list.octonet.dev/mgmt-b': '172.25.0.7:5555, 172.25.0.8:5555',
+    });
   });
 
   it('parses kind/name and refuses anything else', () => {
