@@ -86,3 +86,82 @@ export async function rollWorkloads(
   }
   return results;
 }
+
+interface WorkloadStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  availableReplicas?: number;
+  readyReplicas?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  desiredNumberScheduled?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+}
+
+interface RolledWorkload extends Workload {
+  spec?: Workload['spec'] & { replicas?: number };
+  status?: WorkloadStatus;
+}
+
+/** Why the workload's rollout is not complete, as `kubectl rollout status` judges it; undefined when it is. */
+function rolloutPending(kind: string, w: RolledWorkload): string | undefined {
+  const s = w.status ?? {};
+  if ((s.observedGeneration ?? 0) < (w.metadata.generation ?? 1)) return 'its controller has not seen the new template';
+  if (kind === 'DaemonSet') {
+    const desired = s.desiredNumberScheduled ?? 0;
+    if ((s.updatedNumberScheduled ?? 0) < desired) return `${s.updatedNumberScheduled ?? 0} of ${desired} pods updated`;
+    if ((s.numberAvailable ?? 0) < desired) return `${s.numberAvailable ?? 0} of ${desired} updated pods available`;
+    return undefined;
+  }
+  const desired = w.spec?.replicas ?? 1;
+  if ((s.updatedReplicas ?? 0) < desired) return `${s.updatedReplicas ?? 0} of ${desired} pods updated`;
+  if (kind === 'StatefulSet') {
+    if ((s.readyReplicas ?? 0) < desired) return `${s.readyReplicas ?? 0} of ${desired} pods ready`;
+    if (s.updateRevision !== s.currentRevision) return 'pods of the old revision remain';
+    return undefined;
+  }
+  if ((s.replicas ?? 0) > (s.updatedReplicas ?? 0))
+    return `${(s.replicas ?? 0) - (s.updatedReplicas ?? 0)} old pods remain`;
+  if ((s.availableReplicas ?? 0) < desired) return `${s.availableReplicas ?? 0} of ${desired} updated pods available`;
+  return undefined;
+}
+
+export interface RolloutCheck {
+  readonly ready: boolean;
+  /** The first workload that is not there yet, and why. */
+  readonly detail: string;
+}
+
+/**
+ * Whether every workload runs only pods made from a template that carries `network`'s `list`:
+ * the annotation holds the list (the operator wrote it) and the rollout of that generation is
+ * complete. Only then do the workers know the list (their config is read at start), so only then
+ * is an amphora push sure to hand the amphorae the new list.
+ */
+export async function workloadsRolledOut(
+  kube: KubeClient,
+  namespace: string,
+  workloads: readonly WorkloadRef[],
+  network: string,
+  list: readonly string[],
+): Promise<RolloutCheck> {
+  const key = controllerListAnnotation(network);
+  for (const { type, name } of workloads) {
+    const workload = `${type.kind.toLowerCase()}/${name}`;
+    let current: RolledWorkload | null;
+    try {
+      current = await kube.get<RolledWorkload>(type, namespace, name);
+    } catch (error) {
+      return { ready: false, detail: `${workload}: ${(error as Error).message}` };
+    }
+    if (current === null) return { ready: false, detail: `${workload} not found in ${namespace}` };
+    if (current.spec?.template?.metadata?.annotations?.[key] !== list.join(', ')) {
+      return { ready: false, detail: `${workload}: its pod template does not carry this list yet (${key})` };
+    }
+    const pending = rolloutPending(type.kind, current);
+    if (pending !== undefined) return { ready: false, detail: `${workload}: rollout in progress, ${pending}` };
+  }
+  return { ready: true, detail: `${workloads.length} workloads rolled out with this list` };
+}

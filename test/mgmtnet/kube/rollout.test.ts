@@ -4,6 +4,9 @@
  * server with the apps/v1 types registered. A second pass with the same list writes nothing, a new
  * list rolls again, and a missing workload is reported without failing the others. Two management
  * networks rolling the same workloads each keep their own key: a second pass of both rolls nothing.
+ * The worker check (`mgmt-net apply --worker-rollout`) is ready only once the workload's template
+ * carries the list and its rollout is complete; the fake runs no controllers, so the test writes the
+ * status a Deployment or DaemonSet controller would.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +16,12 @@ import {
   type FakeKubeApiServer,
 } from '../../fixtures/fake-kube-apiserver.js';
 import { KubeClient } from '../../../src/mgmtnet/kube/client.js';
-import { controllerListAnnotation, parseWorkloadRef, rollWorkloads } from '../../../src/mgmtnet/kube/rollout.js';
+import {
+  controllerListAnnotation,
+  parseWorkloadRef,
+  rollWorkloads,
+  workloadsRolledOut,
+} from '../../../src/mgmtnet/kube/rollout.js';
 import type { Json } from '../../fixtures/json.js';
 
 describe('rolling the health managers and workers when the controller list changes (fake kube API)', () => {
@@ -113,6 +121,78 @@ describe('rolling the health managers and workers when the controller list chang
       'controller-list.octonet.dev/mgmt-a': '172.24.0.5:5555',
       'controller-list.octonet.dev/mgmt-b': '172.25.0.7:5555, 172.25.0.8:5555',
     });
+  });
+
+  it('knows the worker has the list only once its template carries it and the rollout is complete', async () => {
+    const kube = new KubeClient({ server: fake.url }, 'octonet-mgmt-net');
+    const list = ['172.24.0.5:5555', '172.24.0.9:5555'];
+    const workloads = ['deployment/worker', 'daemonset/hm'].map(parseWorkloadRef);
+    const check = () => workloadsRolledOut(kube, 'check', workloads, 'lb-mgmt', list);
+    const template = { metadata: { annotations: {} }, spec: { containers: [] } };
+    fake.put('deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'worker', namespace: 'check' },
+      spec: { replicas: 2, template },
+      status: { observedGeneration: 1, replicas: 2, updatedReplicas: 2, availableReplicas: 2 },
+    });
+    fake.put('daemonsets', {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'hm', namespace: 'check' },
+      spec: { template },
+      status: { observedGeneration: 1, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3 },
+    });
+    assert.deepEqual(await check(), {
+      ready: false,
+      detail: 'deployment/worker: its pod template does not carry this list yet (controller-list.octonet.dev/lb-mgmt)',
+    });
+
+    await rollWorkloads(kube, 'check', workloads, 'lb-mgmt', list);
+    // Generation 2 not yet observed by the (absent) controllers.
+    assert.match((await check()).detail, /deployment\/worker: rollout in progress, its controller has not seen/);
+    // What the Deployment and DaemonSet controllers would write, through the status subresource.
+    const setStatus = (plural: string, name: string, status: Json) =>
+      kube.mergePatch(parseWorkloadRef(`${plural.slice(0, -1)}/${name}`).type, 'check', name, { status }, 'status');
+    await setStatus('deployments', 'worker', {
+      observedGeneration: 2,
+      replicas: 3,
+      updatedReplicas: 2,
+      availableReplicas: 2,
+    });
+    assert.match((await check()).detail, /deployment\/worker: rollout in progress, 1 old pods remain/);
+    await setStatus('deployments', 'worker', {
+      observedGeneration: 2,
+      replicas: 2,
+      updatedReplicas: 2,
+      availableReplicas: 1,
+    });
+    assert.match((await check()).detail, /1 of 2 updated pods available/);
+    await setStatus('deployments', 'worker', {
+      observedGeneration: 2,
+      replicas: 2,
+      updatedReplicas: 2,
+      availableReplicas: 2,
+    });
+    await setStatus('daemonsets', 'hm', {
+      observedGeneration: 2,
+      desiredNumberScheduled: 3,
+      updatedNumberScheduled: 2,
+    });
+    assert.match((await check()).detail, /daemonset\/hm: rollout in progress, 2 of 3 pods updated/);
+    await setStatus('daemonsets', 'hm', {
+      observedGeneration: 2,
+      desiredNumberScheduled: 3,
+      updatedNumberScheduled: 3,
+      numberAvailable: 3,
+    });
+    assert.equal((await check()).ready, true);
+    // Another list: not ready again until it is rolled out.
+    assert.equal((await workloadsRolledOut(kube, 'check', workloads, 'lb-mgmt', list.slice(0, 1))).ready, false);
+    assert.match(
+      (await workloadsRolledOut(kube, 'check', [parseWorkloadRef('deployment/gone')], 'lb-mgmt', list)).detail,
+      /deployment\/gone not found in check/,
+    );
   });
 
   it('parses kind/name and refuses anything else', () => {
