@@ -20,6 +20,7 @@ import { NeutronApiError, NeutronClient } from '../mgmtnet/neutron-client.js';
 import { loadOrCreateHeartbeatKey, renderIni } from '../mgmtnet/octavia-config.js';
 import { propagateControllerList, type PropagationState } from '../mgmtnet/octavia-propagate.js';
 import { parseReloadTarget, type ReloadTarget } from '../mgmtnet/octavia-reload.js';
+import { parseWorkloadRef, type WorkloadRef } from '../mgmtnet/kube/rollout.js';
 import {
   applySpec,
   deleteSpec,
@@ -89,6 +90,10 @@ function guarded<A extends unknown[]>(action: (...args: A) => Promise<number>): 
       } else if (error instanceof InvalidArgumentError) {
         process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
         process.exitCode = 2;
+      } else if (error instanceof Error && error.name === 'KubeConnectionError') {
+        // By name: the class lives in a module loaded only for --worker-rollout.
+        process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
+        process.exitCode = 2;
       } else if (error instanceof KeystoneAuthError) {
         process.stderr.write(`octonet mgmt-net: ${error.message}\n`);
         process.exitCode = 1;
@@ -142,6 +147,31 @@ interface ApplyFlags extends CommonOptions {
   reloadOctavia: ReloadTarget[];
   configureAmphorae?: boolean;
   octaviaUrl?: string;
+  workerRollout: WorkloadRef[];
+  kubeUrl?: string;
+  kubeconfig?: string;
+  kubeNamespace?: string;
+}
+
+type WorkerCheck = (list: readonly string[]) => Promise<{ ready: boolean; detail: string }>;
+
+/**
+ * `--worker-rollout`: the amphorae are configured (and that recorded) once the worker workloads
+ * rolled out with the list the operator put on them. The Kubernetes modules load only then: they
+ * load @kubernetes/client-node, which every other use of this command must not pay for.
+ */
+async function workerCheckFrom(options: ApplyFlags, network: string): Promise<WorkerCheck | undefined> {
+  if (options.workerRollout.length === 0) return undefined;
+  if (!options.configureAmphorae) throw new InvalidArgumentError('--worker-rollout goes with --configure-amphorae');
+  const [{ KubeClient }, { resolveConnection }, { workloadsRolledOut }] = await Promise.all([
+    import('../mgmtnet/kube/client.js'),
+    import('../mgmtnet/kube/connection.js'),
+    import('../mgmtnet/kube/rollout.js'),
+  ]);
+  const connection = resolveConnection({ url: options.kubeUrl, kubeconfig: options.kubeconfig });
+  const namespace = options.kubeNamespace ?? connection.namespace ?? 'default';
+  const kube = new KubeClient(connection, 'octonet-mgmt-net');
+  return (list) => workloadsRolledOut(kube, namespace, options.workerRollout, network, list);
 }
 
 function octaviaStatePath(options: CommonOptions): string {
@@ -167,6 +197,7 @@ async function propagate(
   options: ApplyFlags,
   list: readonly string[],
   octavia: OctaviaClient | undefined,
+  workerCheck: WorkerCheck | undefined,
 ): Promise<void> {
   if (options.reloadOctavia.length === 0 && octavia === undefined) return;
   const path = octaviaStatePath(options);
@@ -179,10 +210,18 @@ async function propagate(
   const result = await propagateControllerList(list, previous, {
     reload: options.reloadOctavia,
     ...(octavia ? { octavia } : {}),
+    ...(workerCheck ? { workerCheck } : {}),
     amphoraPush: { log },
   });
   for (const r of result.reloads) {
     log(r.ok ? 'reloaded' : 'reload FAILED (tried again next pass)', { target: r.target, detail: r.detail });
+  }
+  if (result.waiting !== undefined)
+    log('amphora configure waits for the worker (tried again next pass)', { why: result.waiting });
+  if (result.unconfirmed) {
+    log(
+      'amphora configure not recorded: nothing tells that the worker has this list (give --reload-octavia for it, or --worker-rollout); pushed again next pass',
+    );
   }
   const a = result.amphorae;
   if (a?.error !== undefined) log('amphora configure FAILED (tried again next pass)', { error: a.error });
@@ -199,6 +238,7 @@ async function applyOnce(
   client: NeutronClient,
   rotate: boolean,
   octavia: OctaviaClient | undefined,
+  workerCheck?: WorkerCheck,
 ): Promise<ApplyReport> {
   const spec = readSpec(options.file);
   const keyFile = spec.spec.heartbeatKey.file ?? `${options.file}.heartbeat-key`;
@@ -236,7 +276,7 @@ async function applyOnce(
   }
   if (report.error) log('apply stopped', { error: report.error });
   // A pass stopped half-way knows only part of the nodes: its list is not one to hand out.
-  else await propagate(options, report.octavia.health_manager.controller_ip_port_list, octavia);
+  else await propagate(options, report.octavia.health_manager.controller_ip_port_list, octavia, workerCheck);
   return report;
 }
 
@@ -247,6 +287,14 @@ async function clientFrom(options: CommonOptions): Promise<NeutronClient> {
 function collectReloadTarget(value: string, previous: ReloadTarget[]): ReloadTarget[] {
   try {
     return [...previous, parseReloadTarget(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function collectWorkloadRef(value: string, previous: WorkloadRef[]): WorkloadRef[] {
+  try {
+    return [...previous, parseWorkloadRef(value)];
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -288,11 +336,21 @@ export function registerMgmtNetCommand(program: Command): void {
       '--octavia-url <url>',
       "Octavia's API for --configure-amphorae (default: the catalog's load-balancer endpoint)",
     )
+    .option(
+      '--worker-rollout <kind/name>',
+      'Kubernetes: configure the amphorae once this worker workload (deployment/, daemonset/, statefulset/) rolled out with the list the operator put on it; repeatable',
+      collectWorkloadRef,
+      [],
+    )
+    .option('--kube-url <url>', 'for --worker-rollout: Kubernetes API URL without credentials (kubectl proxy)')
+    .option('--kubeconfig <file>', 'for --worker-rollout: a kubeconfig file (default: $KUBECONFIG, else in-cluster)')
+    .option('--kube-namespace <ns>', "for --worker-rollout: the workloads' namespace (default: the context's)")
     .action(
       guarded(async (options: ApplyFlags) => {
         const client = await clientFrom(options);
         const octavia = await octaviaClientFrom(options, client);
-        let report = await applyOnce(options, client, options.rotateHeartbeatKey === true, octavia);
+        const workerCheck = await workerCheckFrom(options, readSpec(options.file).metadata.name);
+        let report = await applyOnce(options, client, options.rotateHeartbeatKey === true, octavia, workerCheck);
         if (!options.watch) return report.error || !isReady(report.status) ? 1 : 0;
         // The wait between passes ends early on SIGINT/SIGTERM, so a stop never waits a full interval.
         let stopping = false;
@@ -313,7 +371,7 @@ export function registerMgmtNetCommand(program: Command): void {
           });
           if (stopping) break;
           try {
-            report = await applyOnce(options, client, false, octavia);
+            report = await applyOnce(options, client, false, octavia, workerCheck);
           } catch (error) {
             // Level-triggered: a failed pass (a bad edit of the spec, Neutron away) is reported and the next one tries again.
             log('pass failed', { error: (error as Error).message });

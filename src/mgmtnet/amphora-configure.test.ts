@@ -3,7 +3,8 @@
  * real Octavia runs in test/octavia/controller-list.test.ts). What must hold: pages are followed,
  * spares and dead amphorae are skipped, a 409 or a 503 is retried, a 404 is not, Octavia away is
  * reported and never thrown; amphorae wait for a reload that failed, and a delivered list is not
- * delivered again.
+ * delivered again; without a reload the list is recorded as delivered only when the worker check
+ * says the worker has it (else pushed again on the next pass).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -145,16 +146,65 @@ describe('amphora configure for every amphora (fake Octavia API)', () => {
     assert.deepEqual([again.reloads, again.amphorae, again.state], [[], undefined, done.state]);
     assert.equal(fake.configured.length, 3);
 
-    // An amphora refuses: the reload is done, the push stays pending and is tried again.
+    // An amphora refuses: the worker is known to have the list, the push stays pending and is tried again.
     const joined = [...list, '172.24.0.7:5555'];
+    const workerHas = (has: readonly string[]) => async (wanted: readonly string[]) => ({
+      ready: wanted.join() === has.join(),
+      detail: `the worker has ${has.join(', ')}`,
+    });
     fake.refusals.set('a2', [404]);
-    const partial = await propagateControllerList(joined, done.state, { ...targets, reload: [] });
+    const partial = await propagateControllerList(joined, done.state, {
+      ...targets,
+      reload: [],
+      workerCheck: workerHas(joined),
+    });
     assert.deepEqual(partial.state, done.state);
     assert.deepEqual(
       partial.amphorae?.failed.map((f) => f.id),
       ['a2'],
     );
-    const retried = await propagateControllerList(joined, partial.state, { ...targets, reload: [] });
+    const retried = await propagateControllerList(joined, partial.state, {
+      ...targets,
+      reload: [],
+      workerCheck: workerHas(joined),
+    });
     assert.deepEqual(retried.state.configured, joined);
+  });
+
+  it('without a reload, records amphorae as configured only once the worker is known to have the list', async () => {
+    const octavia = new OctaviaClient({ url });
+    const before = { reloaded: ['172.24.0.5:5555'], configured: ['172.24.0.5:5555'] };
+    const list = ['172.24.0.5:5555', '172.24.0.9:5555'];
+    const targets = { octavia, settleMs: 1, amphoraPush: quick, reload: [] };
+    fake.configured.length = 0;
+
+    // Nothing tells what the worker has (the Kubernetes flow, no check): pushed, not recorded.
+    const unknown = await propagateControllerList(list, before, targets);
+    assert.equal(unknown.unconfirmed, true);
+    assert.deepEqual(unknown.state, before);
+    assert.deepEqual(fake.configured, ['a1', 'a2', 'a3']);
+    // ... so the next pass pushes again.
+    const unknownAgain = await propagateControllerList(list, unknown.state, targets);
+    assert.deepEqual(unknownAgain.state, before);
+    assert.equal(fake.configured.length, 6);
+
+    // The worker's rollout is not complete: no push, pending, with the reason.
+    let rolledOut = false;
+    const workerCheck = async () => ({ ready: rolledOut, detail: 'deployment/octavia-worker: 1 of 2 pods updated' });
+    const waiting = await propagateControllerList(list, before, { ...targets, workerCheck });
+    assert.equal(waiting.waiting, 'deployment/octavia-worker: 1 of 2 pods updated');
+    assert.equal(waiting.amphorae, undefined);
+    assert.deepEqual(waiting.state, before);
+    assert.equal(fake.configured.length, 6);
+
+    // Rolled out: pushed and recorded; the pass after does nothing.
+    rolledOut = true;
+    const delivered = await propagateControllerList(list, waiting.state, { ...targets, workerCheck });
+    assert.deepEqual(delivered.state.configured, list);
+    assert.equal(delivered.unconfirmed, undefined);
+    assert.equal(fake.configured.length, 9);
+    const after = await propagateControllerList(list, delivered.state, { ...targets, workerCheck });
+    assert.equal(after.amphorae, undefined);
+    assert.equal(fake.configured.length, 9);
   });
 });

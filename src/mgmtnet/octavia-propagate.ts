@@ -6,8 +6,17 @@
  * tried again on the next pass, and a pass with nothing new does nothing.
  *
  * The order matters: Octavia's worker renders the amphora agent config from its own options, so
- * amphorae are configured only once the reload went through, and after `settleMs`: the signal
- * reaches the main process at once, but its workers re-read their config a moment later.
+ * amphorae are configured only once the worker is known to have the list, and the list is recorded
+ * as delivered to them only then. Known means: a reload of ours went through (then after
+ * `settleMs`), or `workerCheck` says so (on Kubernetes: the worker's rollout with this list is
+ * complete, kube/rollout.ts). With neither, the push still runs (it cannot hurt) but is not
+ * recorded, so every pass pushes again.
+ *
+ * `settleMs` is a grace period, not a check: the signal reaches the main process at once, but it
+ * re-reads its config and restarts its workers a moment later, and Octavia offers no way to ask a
+ * running worker which list it holds (no API or status shows it; only its log line `Option
+ * health_manager.controller_ip_port_list changed` does, in a file we may not be able to read).
+ * A push that came too early is not repeated; an `amphora configure` or the next list change is.
  */
 import {
   pushAmphoraConfig,
@@ -30,6 +39,8 @@ export interface PropagationTargets {
   /** Wait between a reload and the amphora push. Default 2 s. */
   readonly settleMs?: number;
   readonly amphoraPush?: AmphoraPushOptions;
+  /** With no reload targets: whether the worker runs with `list` (kube/rollout.ts workloadsRolledOut). */
+  readonly workerCheck?: (list: readonly string[]) => Promise<{ ready: boolean; detail: string }>;
 }
 
 export interface PropagationReport {
@@ -38,6 +49,10 @@ export interface PropagationReport {
   readonly reloads: readonly ReloadOutcome[];
   /** Absent when no push was due (or it waits for a reload that failed). */
   readonly amphorae?: AmphoraPushReport;
+  /** Why the push waits (the worker check said not yet); it is tried again on the next pass. */
+  readonly waiting?: string;
+  /** The push ran but nothing tells that the worker had the list: not recorded, pushed again next pass. */
+  readonly unconfirmed?: boolean;
 }
 
 function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
@@ -55,10 +70,19 @@ export async function propagateControllerList(
     reloads = await Promise.all(targets.reload.map((target) => reloadOctavia(target)));
     if (reloads.every((r) => r.ok)) state = { ...state, reloaded: [...list] };
   }
-  const reloadDone = targets.reload.length === 0 || sameList(state.reloaded, list);
-  if (targets.octavia === undefined || !reloadDone || sameList(state.configured, list)) return { state, reloads };
-  if (reloads.length > 0) await new Promise((resolve) => setTimeout(resolve, targets.settleMs ?? 2000));
+  if (targets.octavia === undefined || sameList(state.configured, list)) return { state, reloads };
+  let known = false;
+  if (targets.reload.length > 0) {
+    if (!sameList(state.reloaded, list)) return { state, reloads };
+    if (reloads.length > 0) await new Promise((resolve) => setTimeout(resolve, targets.settleMs ?? 2000));
+    known = true;
+  } else if (targets.workerCheck !== undefined) {
+    const check = await targets.workerCheck(list);
+    if (!check.ready) return { state, reloads, waiting: check.detail };
+    known = true;
+  }
   const amphorae = await pushAmphoraConfig(targets.octavia, targets.amphoraPush);
-  if (amphorae.error === undefined && amphorae.failed.length === 0) state = { ...state, configured: [...list] };
-  return { state, reloads, amphorae };
+  const pushed = amphorae.error === undefined && amphorae.failed.length === 0;
+  if (known && pushed) state = { ...state, configured: [...list] };
+  return { state, reloads, amphorae, ...(known ? {} : { unconfirmed: true }) };
 }

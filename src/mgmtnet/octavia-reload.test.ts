@@ -1,7 +1,7 @@
 /**
  * Reload targets: the accepted forms, the systemd command Debian's units need (no ExecReload: a
  * SIGHUP to the main process), a real SIGHUP through a pidfile to a process that records it, and
- * failures (stale pidfile, failing command) reported rather than thrown.
+ * failures (stale pidfile, a PID that is not Octavia's, failing command) reported rather than thrown.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -49,9 +49,8 @@ describe('octavia reload targets', () => {
     const child = spawn(
       '/bin/sh',
       ['-c', `trap 'echo reloaded > ${marker}' HUP; echo ready; while :; do sleep 1; done`],
-      {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
+      // Named as Debian's daemon would be: a pidfile's process must be an Octavia program.
+      { stdio: ['ignore', 'pipe', 'ignore'], argv0: 'octavia-health-manager' },
     );
     try {
       // The trap is set once the shell printed "ready".
@@ -84,6 +83,18 @@ describe('octavia reload targets', () => {
     const garbage = join(dir, 'garbage.pid');
     writeFileSync(garbage, 'octavia\n');
     assert.match((await reloadOctavia(parseReloadTarget(`pidfile:${garbage}`))).detail, /holds no process id/);
+
+    // A live process that is not Octavia's (a reused PID): refused, and left alone.
+    const other = spawn('/bin/sleep', ['60'], { stdio: 'ignore' });
+    const ended = new Promise((resolve) => other.once('exit', (_code, signal) => resolve(signal)));
+    const reused = join(dir, 'reused.pid');
+    writeFileSync(reused, String(other.pid));
+    const refused = await reloadOctavia(parseReloadTarget(`pidfile:${reused}`));
+    other.kill('SIGTERM');
+    assert.equal(refused.ok, false);
+    assert.match(refused.detail, /pid \d+ from .*reused\.pid is not an Octavia process \("\/bin\/sleep 60"\)/);
+    // Had it been sent SIGHUP, that would have ended it first.
+    assert.equal(await ended, 'SIGTERM', 'sleep was not signalled before our SIGTERM');
 
     const failed = await reloadOctavia(parseReloadTarget('command:echo no such service >&2; exit 3'));
     assert.equal(failed.ok, false);

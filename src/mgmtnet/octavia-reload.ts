@@ -11,7 +11,11 @@
  *   run the daemon as the main process and define no `ExecReload`, so `systemctl reload` fails;
  *   `systemctl kill --kill-whom=main --signal=SIGHUP <unit>` is the reload.
  * - `pidfile:<path>`: sysvinit (Debian's init script writes `/run/octavia/<name>.pid`) or any
- *   supervisor that keeps a pidfile.
+ *   supervisor that keeps a pidfile. A pidfile can outlive its process and the PID be reused by
+ *   anything (a SIGHUP ends most programs), so the process's command line must name an Octavia
+ *   program (`octavia-…`: `python3 /usr/bin/octavia-worker …`, or cotyledon's retitled
+ *   `octavia-worker: master process […]`); anything else is refused, not signalled. (The PID can
+ *   still change between that check and the signal; Node has no pidfd to close that gap.)
  * - `command:<shell command>`: anything else (`docker kill -s HUP octavia_health_manager`, ...).
  * A failure is reported, never thrown: the caller keeps the change pending and tries again.
  */
@@ -62,6 +66,19 @@ export function reloadCommand(target: ReloadTarget): { file: string; args: strin
   return undefined;
 }
 
+/** An Octavia program as a word of a command line: `/usr/bin/octavia-worker`, `octavia-worker:`. */
+const OCTAVIA_PROGRAM = /(^|[\s/[])octavia-[a-z][a-z-]*/;
+
+/** The PID's command line (NULs as spaces), or undefined when the process is gone. */
+function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`cannot read /proc/${pid}/cmdline: ${(error as NodeJS.ErrnoException).code}`);
+  }
+}
+
 function signalFromPidfile(path: string): string {
   let text: string;
   try {
@@ -71,6 +88,13 @@ function signalFromPidfile(path: string): string {
   }
   const pid = Number(text);
   if (!Number.isInteger(pid) || pid <= 1) throw new Error(`${path} holds no process id ("${text.slice(0, 20)}")`);
+  const cmdline = commandLine(pid);
+  if (cmdline === undefined) throw new Error(`no process ${pid} (stale ${path})`);
+  if (!OCTAVIA_PROGRAM.test(cmdline)) {
+    throw new Error(
+      `not signalled: pid ${pid} from ${path} is not an Octavia process ("${cmdline.slice(0, 80)}"); stale pidfile?`,
+    );
+  }
   try {
     process.kill(pid, 'SIGHUP');
   } catch (error) {

@@ -184,6 +184,9 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
         await fn();
         return true;
       }
+      // Outside the transaction: a lock row created inside it would be invisible, yet locked, to
+      // the other replicas until this work ends, and theirs would wait for it (MySQL).
+      await dialect.prepareLockKey?.(db, key);
       return db.transaction().execute(async (tx) => {
         if (!(await dialect.tryLockKey(tx, key))) return false;
         await fn();

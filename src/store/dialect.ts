@@ -111,6 +111,11 @@ export interface StoreDialect {
   readonly describe: string;
   /** Holds a transaction-scoped lock on `key` (see `Store.lockKey`). */
   lockKey(tx: Kysely<Schema>, key: string): Promise<void>;
-  /** Takes a transaction-scoped lock on `key` if nobody holds it; false when somebody does. */
+  /**
+   * Takes a transaction-scoped lock on `key` if nobody holds it; false when somebody does. Where
+   * locks are rows (MySQL), `prepareLockKey` must have run first, outside the transaction.
+   */
   tryLockKey(tx: Kysely<Schema>, key: string): Promise<boolean>;
+  /** Makes `key` lockable without waiting for anyone (MySQL: its row exists, committed). */
+  prepareLockKey?(db: Kysely<Schema>, key: string): Promise<void>;
 }

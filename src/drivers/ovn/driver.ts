@@ -472,12 +472,16 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   /**
    * SB changes the topology shows: chassis coming and going, ports (gateway and virtual ones)
-   * moving between chassis. Heartbeats (Chassis_Private updates) are left out: they come all the time.
+   * moving between chassis, and routers' MAC bindings (a learned-MAC VIP's holder is the port whose
+   * MAC a router learned for it). Heartbeats (Chassis_Private updates) are left out: they come all the time.
    */
   watchDataPlane(listener: () => void): () => void {
     return this.sb.onChange((changes) => {
       const shown = (c: RowChange<SbTables>) =>
-        c.table === 'Chassis' || c.table === 'Port_Binding' || (c.table === 'Chassis_Private' && c.kind !== 'modify');
+        c.table === 'Chassis' ||
+        c.table === 'Port_Binding' ||
+        c.table === 'MAC_Binding' ||
+        (c.table === 'Chassis_Private' && c.kind !== 'modify');
       if (changes.some(shown)) listener();
     });
   }

@@ -263,7 +263,7 @@ export async function reconcileNetwork(ctx: ReconcileContext, name: string): Pro
     );
   }
   // Level-triggered: every pass puts the list on the workloads; only a changed one rolls them.
-  for (const r of await rollWorkloads(ctx.kube, ctx.namespace, ctx.rollWorkloads ?? [], list)) {
+  for (const r of await rollWorkloads(ctx.kube, ctx.namespace, ctx.rollWorkloads ?? [], name, list)) {
     if (r.action === 'unchanged') continue;
     const level = r.action === 'rolled' ? 'info' : 'warn';
     ctx.logger?.[level](

@@ -13,7 +13,15 @@
  *   `?name=web` also finds "Web"; octonet keeps one behaviour on every backend instead.
  * - The session's `sql_mode` is TRADITIONAL (strict), as oslo.db sets it for Neutron.
  * - `lockKey` locks a row of `octonet_lock_keys` (MySQL's GET_LOCK belongs to the session, not
- *   the transaction, so a pooled connection would keep it past COMMIT).
+ *   the transaction, so a pooled connection would keep it past COMMIT). `tryLockKey` (one replica's
+ *   full pass) takes it with SKIP LOCKED; its row is created beforehand in an autocommit statement
+ *   of its own (`prepareLockKey`): created inside the holder's transaction, the row would stay
+ *   uncommitted and locked for the whole pass, and another replica's first try would wait for it
+ *   (innodb_lock_wait_timeout, counted as an outage) instead of answering "held".
+ * - Row locks are node-local on a Galera cluster: `SELECT … FOR UPDATE` on one node does not hold
+ *   off a writer on another. A Galera cluster must be used single-writer (every replica writing
+ *   through one node: haproxy with the other nodes as `backup` servers, as Kolla configures it),
+ *   see docs/config.md.
  *
  * Like the PostgreSQL pool, this one survives a server that goes away: every connection has an
  * 'error' listener, a connection whose query broke or timed out is destroyed instead of returned,
@@ -230,20 +238,23 @@ export function createMysqlDialect(url: string, options: MysqlPoolOptions = {}):
         tx,
       );
     },
-    async tryLockKey(tx, key) {
+    async prepareLockKey(db, key) {
+      // A committed row, created by an autocommit statement of its own, is never waited for: the
+      // lock itself is taken with SKIP LOCKED. The consistent read (no lock) sees a committed row
+      // and skips the insert, whose duplicate check would wait for the row's holder.
       const name = keyHash(key);
-      const lockFree = () =>
-        sql<{
-          name: string;
-        }>`select name from ${sql.table(LOCK_TABLE)} where name = ${name} for update skip locked`.execute(tx);
-      if ((await lockFree()).rows.length > 0) return true;
       const exists = await sql<{
         n: number;
-      }>`select count(*) as n from ${sql.table(LOCK_TABLE)} where name = ${name}`.execute(tx);
-      if (Number(exists.rows[0]?.n ?? 0) > 0) return false; // somebody holds it
-      // The first use of the key anywhere: create its row (a concurrent first user makes this wait for it).
-      await sql`insert ignore into ${sql.table(LOCK_TABLE)} (name) values (${name})`.execute(tx);
-      return (await lockFree()).rows.length > 0;
+      }>`select count(*) as n from ${sql.table(LOCK_TABLE)} where name = ${name}`.execute(db);
+      if (Number(exists.rows[0]?.n ?? 0) > 0) return;
+      await sql`insert ignore into ${sql.table(LOCK_TABLE)} (name) values (${name})`.execute(db);
+    },
+    async tryLockKey(tx, key) {
+      // The row exists (prepareLockKey): locked by somebody, it is skipped, and we answer false.
+      const free = await sql<{
+        name: string;
+      }>`select name from ${sql.table(LOCK_TABLE)} where name = ${keyHash(key)} for update skip locked`.execute(tx);
+      return free.rows.length > 0;
     },
   };
 }

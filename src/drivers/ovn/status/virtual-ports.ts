@@ -100,7 +100,10 @@ export class VirtualPortLocations {
   /**
    * A learned VIP is held by the port on its network whose MAC the routers last learned for its
    * address (the newest MAC binding: after a failover, the new master's gratuitous ARP updates it),
-   * on that port's chassis.
+   * on that port's chassis. Until traffic crosses a router to or from the VIP it is held nowhere as
+   * far as OVN knows: routers are written with `always_learn_from_arp_request=false` (as ML2/OVN
+   * does), so a gratuitous ARP updates a binding but never creates one; the router's first ARP
+   * for the VIP, answered by the master, does.
    */
   private locateLearned(vip: LearnedVip): VirtualPortLocation {
     const sb = this.deps.sb.replica;
