@@ -52,7 +52,8 @@ export function mapSubnetPools(snapshot: NeutronSnapshot, plan: ImportPlan): voi
 }
 
 export function mapQos(snapshot: NeutronSnapshot, plan: ImportPlan): void {
-  const shared = sharedWithAll(snapshot.rows('qospolicyrbacs'));
+  const rbacs = snapshot.rows('qospolicyrbacs');
+  const shared = sharedWithAll(rbacs);
   const created = new Map<string, string>();
   for (const row of snapshot.rows('qos_policies')) {
     const id = text(row, 'id');
@@ -64,6 +65,16 @@ export function mapQos(snapshot: NeutronSnapshot, plan: ImportPlan): void {
       name: text(row, 'name'),
       shared: shared.has(id),
       ...standard,
+    });
+  }
+  // Every entry, with its id: octonet keeps QoS RBAC as Neutron does (the wildcard one is `shared`).
+  for (const row of rbacs) {
+    plan.qos_policy_rbacs.push({
+      id: text(row, 'id'),
+      project_id: text(row, 'project_id'),
+      object_id: text(row, 'object_id'),
+      target_project: text(row, 'target_project'),
+      action: text(row, 'action'),
     });
   }
   const rule = (row: SourceRow, type: string) => ({

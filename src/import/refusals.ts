@@ -177,11 +177,11 @@ export function findRefusals(snapshot: NeutronSnapshot): Refusal[] {
     rows('portdataplanestatuses', (r) => textOrNull(r, 'data_plane_status') !== null),
     'ports carried, data_plane_status dropped',
   );
-  for (const table of ['subnetpoolrbacs', 'addressscoperbacs', 'qospolicyrbacs'] as const) {
+  for (const table of ['subnetpoolrbacs', 'addressscoperbacs'] as const) {
     refuse(
       refusals,
       table,
-      'RBAC entries for one project: octonet shares subnet pools, address scopes and QoS policies with all or none',
+      'RBAC entries for one project: octonet shares subnet pools and address scopes with all or none',
       rows(table, (r) => text(r, 'target_project') !== '*'),
     );
   }

@@ -136,6 +136,14 @@ export async function buildCloud(base: string): Promise<void> {
     max_burst_kbps: 1000,
   });
   await create(base, `/qos/policies/${String(qos.id)}/dscp_marking_rules`, 'dscp_marking_rule', { dscp_mark: 26 });
+  // Shared with one project: carried as an RBAC entry of its own (its id unchanged).
+  await create(base, '/rbac-policies', 'rbac_policy', {
+    object_type: 'qos_policy',
+    object_id: qos.id,
+    action: 'access_as_shared',
+    target_tenant: PROJECT_B,
+    project_id: PROJECT_A,
+  });
   const vm = await create(base, '/ports', 'port', {
     network_id: net.id,
     project_id: PROJECT_A,
