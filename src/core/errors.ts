@@ -267,6 +267,12 @@ export const InvalidSharedSetting = define<{ network: unknown }>(
   'Conflict',
   'Unable to reconfigure sharing settings for network %(network)s. Multiple projects are using it.',
 );
+export const DefaultExternalNetworkExists = define<{ net_id: unknown }>(
+  'DefaultExternalNetworkExists',
+  'Conflict',
+  'A default external network already exists: %(net_id)s.',
+);
+
 export const ExternalNetworkInUse = define<{ net_id: unknown }>(
   'ExternalNetworkInUse',
   'InUse',

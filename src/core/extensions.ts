@@ -270,12 +270,6 @@ export const EXTENSIONS: readonly ExtensionDescriptor[] = [
     updated: '2012-07-29T10:00:00-00:00',
   },
   {
-    name: 'Quota engine limit check by default',
-    alias: 'quota-check-limit-default',
-    description: 'By default, the Neutron quota engine checks the resource usage before applying a new quota limit',
-    updated: '2024-08-21T16:00:00-00:00',
-  },
-  {
     name: 'RBAC Policies',
     alias: 'rbac-policies',
     description: 'Allows creation and modification of policies that control project access to resources.',

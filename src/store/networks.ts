@@ -7,7 +7,7 @@ import type { Db, Store, Tx } from './database.js';
 import { preparedRead } from './prepared.js';
 import { chunks, inList, listRows, or, type Condition, type FilterEnv, type ListTable } from './list.js';
 import type { ListQuery } from '../core/list-query.js';
-import type { NetworkRbacTable, NetworkSegmentTable, NetworkTable } from './schema.js';
+import { toBool, type NetworkRbacTable, type NetworkSegmentTable, type NetworkTable } from './schema.js';
 import { lockRow } from './rows.js';
 import { loadTags } from './tags.js';
 import { selectScopedSubnets } from './address-scopes.js';
@@ -17,6 +17,8 @@ export interface NetworkRecord {
   readonly subnetIds: string[];
   readonly segments: NetworkSegmentTable[];
   readonly external: boolean;
+  /** `is_default` of an external network (auto-allocated-topology's default); null when not external. */
+  readonly isDefault: boolean | null;
   readonly rbac: Pick<NetworkRbacTable, 'target_project' | 'action'>[];
   readonly tags: string[];
   /** `ipv4_address_scope` / `ipv6_address_scope`: the scope of the network's subnets' pools, per family. */
@@ -90,7 +92,7 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
   const subnets = new Map<string, string[]>();
   const segments = new Map<string, NetworkSegmentTable[]>();
   const rbac = new Map<string, NetworkRecord['rbac']>();
-  const external = new Set<string>();
+  const external = new Map<string, boolean>();
   const tags = new Map<string, string[]>();
   const scopes = new Map<string, { 4: string | null; 6: string | null }>();
   const qos = new Map<string, string>();
@@ -103,7 +105,7 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
         .select(['object_id', 'target_project', 'action'])
         .where('object_id', 'in', part)
         .execute(),
-      db.selectFrom('external_networks').select('network_id').where('network_id', 'in', part).execute(),
+      db.selectFrom('external_networks').select(['network_id', 'is_default']).where('network_id', 'in', part).execute(),
       loadTags(db, part),
       db.selectFrom('qos_network_policy_bindings').selectAll().where('network_id', 'in', part).execute(),
     ]);
@@ -120,13 +122,14 @@ export async function loadNetworkRecords(db: Db, rows: NetworkTable[]): Promise<
     }
     for (const s of segmentRows) push(segments, s.network_id, s);
     for (const r of rbacRows) push(rbac, r.object_id, { target_project: r.target_project, action: r.action });
-    for (const e of externalRows) external.add(e.network_id);
+    for (const e of externalRows) external.set(e.network_id, toBool(e.is_default));
   }
   return rows.map((row) => ({
     row,
     subnetIds: subnets.get(row.id) ?? [],
     segments: segments.get(row.id) ?? [],
     external: external.has(row.id),
+    isDefault: external.get(row.id) ?? null,
     rbac: rbac.get(row.id) ?? [],
     tags: tags.get(row.id) ?? [],
     addressScopes: scopes.get(row.id) ?? { 4: null, 6: null },
@@ -304,6 +307,26 @@ export async function setExternal(
     await tx.deleteFrom('external_networks').where('network_id', '=', networkId).execute();
     await deleteWildcardRbac(tx, networkId, ACCESS_AS_EXTERNAL);
   }
+}
+
+/** Another network that is the default external network (auto-allocated-topology), if any. */
+export async function otherDefaultExternal(store: Store, tx: Tx, networkId: string): Promise<string | undefined> {
+  const row = await tx
+    .selectFrom('external_networks')
+    .select('network_id')
+    .where('network_id', '!=', networkId)
+    .where('is_default', '=', store.bool(true))
+    .executeTakeFirst();
+  return row?.network_id;
+}
+
+/** Sets `is_default` of an external network (a network with no external_networks row has none to set). */
+export async function setDefaultExternal(store: Store, tx: Tx, networkId: string, isDefault: boolean): Promise<void> {
+  await tx
+    .updateTable('external_networks')
+    .set({ is_default: store.bool(isDefault) })
+    .where('network_id', '=', networkId)
+    .execute();
 }
 
 /** Makes the network external without sharing it with everyone (an `access_as_external` policy for one project). */

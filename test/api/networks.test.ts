@@ -42,6 +42,53 @@ for (const backend of BACKENDS) {
       });
     });
 
+    it('is_default: one default external network, admin-only, printed on external networks (as Zed)', async () => {
+      const external = async (name: string) => {
+        const r = await api.admin.post('/v2.0/networks', { network: { name, 'router:external': true } });
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.body.network.is_default, false);
+        return r.body.network.id as string;
+      };
+      const first = await external('ext-default-1');
+      const second = await external('ext-default-2');
+      const internal = await api.admin.post('/v2.0/networks', { network: { name: 'internal' } });
+      assert.equal(internal.body.network.is_default, false, 'a create answer carries it, as Zed');
+      const shownInternal = await api.admin.get(`/v2.0/networks/${internal.body.network.id}`);
+      assert.ok(!('is_default' in shownInternal.body.network), 'show: external networks only');
+      const named = await api.admin.put(`/v2.0/networks/${internal.body.network.id}`, {
+        network: { is_default: false },
+      });
+      assert.equal(named.body.network.is_default, false, 'an update naming it answers with it, as Zed');
+
+      const member = await api.as({ project: newProjectId() }).put(`/v2.0/networks/${first}`, {
+        network: { is_default: true },
+      });
+      assert.equal(member.status, 403, 'visible to all, changeable by admins only');
+      const set = await api.admin.put(`/v2.0/networks/${first}`, { network: { is_default: true } });
+      assert.equal(set.status, 200, set.text);
+      assert.equal(set.body.network.is_default, true);
+      assert.equal((await api.admin.get(`/v2.0/networks/${first}`)).body.network.is_default, true);
+
+      const refused = await api.admin.put(`/v2.0/networks/${second}`, { network: { is_default: true } });
+      assert.equal(refused.status, 409, refused.text);
+      assert.deepEqual(refused.body.NeutronError.type, 'DefaultExternalNetworkExists');
+      assert.equal(refused.body.NeutronError.message, `A default external network already exists: ${first}.`);
+      assert.equal((await api.admin.get(`/v2.0/networks/${second}`)).body.network.is_default, false);
+
+      // The default external network's wildcard access_as_external entry cannot go.
+      const rbac = await api.admin.get(
+        `/v2.0/rbac-policies?object_id=${first}&action=access_as_external&target_tenant=*`,
+      );
+      const policy = rbac.body.rbac_policies[0].id as string;
+      assert.equal((await api.admin.delete(`/v2.0/rbac-policies/${policy}`)).status, 409);
+
+      const unset = await api.admin.put(`/v2.0/networks/${first}`, { network: { is_default: false } });
+      assert.equal(unset.body.network.is_default, false);
+      const now = await api.admin.put(`/v2.0/networks/${second}`, { network: { is_default: true } });
+      assert.equal(now.status, 200, now.text);
+      await api.admin.put(`/v2.0/networks/${second}`, { network: { is_default: false } });
+    });
+
     it("hides another project's network (404, not 403)", async () => {
       const a = api.as({ project: newProjectId() });
       const b = api.as({ project: newProjectId() });

@@ -27,7 +27,6 @@ import { buildCloud, PROJECT_A, readCloud } from './neutron-cloud.js';
 /** The documented differences (docs/moving-from-neutron.md), each with its reason. */
 const KNOWN: KnownDifference[] = [
   { collection: 'networks', field: 'l2_adjacency', reason: 'octonet does not offer the l2_adjacency extension' },
-  { collection: 'networks', field: 'is_default', reason: 'octonet prints is_default on external networks only' },
   { collection: 'subnets', field: 'segment_id', reason: 'no routed networks (standard-attr-segment)' },
   { collection: 'subnets', field: 'dns_publish_fixed_ip', reason: 'octonet always prints it; Zed omits it on a list' },
   { collection: 'subnets', field: 'router:external', reason: 'octonet prints the subnet-external-network attribute' },

@@ -53,6 +53,8 @@ export const NETWORK_SPEC: ResourceSpec = {
     tenant_id: PROJECT,
     shared: bool(false, { filter: true, enforcePolicy: true }),
     'router:external': bool(false, { filter: true, enforcePolicy: true }),
+    // auto-allocated-topology's attribute (without its API): the default external network.
+    is_default: bool(false, { enforcePolicy: true }),
     mtu: {
       post: true,
       put: true,

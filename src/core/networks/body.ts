@@ -14,6 +14,7 @@ const changeable = {
   port_security_enabled: z.boolean(),
   shared: z.boolean(),
   'router:external': z.boolean(),
+  is_default: z.boolean(),
   mtu: z.number(),
   'provider:network_type': z.string(),
   'provider:physical_network': z.string(),

@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.js';
 import type { CoreDeps } from '../deps.js';
 import { bulkCreate, writeTransaction } from '../deps.js';
 import {
+  DefaultExternalNetworkExists,
   AvailabilityZoneNotFound,
   ExternalNetworkInUse,
   InvalidInput,
@@ -38,6 +39,8 @@ import {
   loadNetworkRecords,
   lockNetworkRow,
   networkVisibility,
+  otherDefaultExternal,
+  setDefaultExternal,
   setExternal,
   updateSegmentationId,
   type NetworkAccess,
@@ -121,6 +124,8 @@ export class NetworkService implements ResourceService {
       ipv4_address_scope: record.addressScopes[4],
       ipv6_address_scope: record.addressScopes[6],
       'router:external': record.external,
+      // As Neutron's auto-allocate extender: external networks only.
+      ...(record.isDefault === null ? {} : { is_default: record.isDefault }),
       description: row.description,
       port_security_enabled: toBool(row.port_security_enabled),
       qos_policy_id: record.qosPolicyId,
@@ -220,11 +225,26 @@ export class NetworkService implements ResourceService {
       });
     }
     if (body['router:external']) await setExternal(deps.store, tx, row.id, true, projectId, randomUUID());
+    if (body.is_default !== undefined) await this.updateDefault(tx, row.id, body.is_default);
     await this.qos.attachNew(tx, ctx, 'network', row.id, body.qos_policy_id, projectId);
     const [record] = await loadNetworkRecords(tx, [row]);
-    const view = this.view(record!, ctx);
+    // Zed's create answer carries `is_default` for every network (the auto-allocate callback sets it
+    // from the request); show and list carry it for external networks only.
+    const view = { is_default: body.is_default ?? false, ...this.view(record!, ctx) };
     const current = networkState(view, record!.segments);
     return { view, event: { resource: 'network', operation: 'create', request: ctx, current } };
+  }
+
+  /**
+   * `is_default` as Neutron's auto-allocate callback keeps it: one default external network at a
+   * time (409 naming the other), recorded on the network's external row when it has one.
+   */
+  private async updateDefault(tx: Tx, id: string, isDefault: boolean): Promise<void> {
+    if (isDefault) {
+      const other = await otherDefaultExternal(this.deps.store, tx, id);
+      if (other !== undefined) throw DefaultExternalNetworkExists({ net_id: other });
+    }
+    await setDefaultExternal(this.deps.store, tx, id, isDefault);
   }
 
   async update(ctx: RequestContext, id: string, body: Body, precondition: Precondition): Promise<View> {
@@ -262,11 +282,14 @@ export class NetworkService implements ResourceService {
         if (!external && (await hasRouterGatewayPorts(tx, id))) throw ExternalNetworkInUse({ net_id: id });
         await setExternal(deps.store, tx, id, external, record.row.project_id, randomUUID());
       }
+      if (change.is_default !== undefined) await this.updateDefault(tx, id, change.is_default);
       patch.revision_number = record.row.revision_number + 1;
       patch.updated_at = timestamp();
       await updateRow(deps.store, tx, 'networks', id, patch);
       const reloaded = await this.reload(tx, id);
-      const current = this.view(reloaded, ctx);
+      // As Zed, an update that names `is_default` answers with it, external network or not.
+      const shown = this.view(reloaded, ctx);
+      const current = change.is_default === undefined ? shown : { is_default: change.is_default, ...shown };
       const event: ResourceContext = {
         resource: 'network',
         operation: 'update',

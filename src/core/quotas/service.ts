@@ -90,24 +90,25 @@ export class QuotaSetService {
   }
 
   /**
-   * Sets the limits named in `{"quota": {...}}` and returns the project's effective limits. A limit
-   * below what the project already uses is refused unless the body says `"force": true`
-   * (Neutron master checks usage by default; `check_limit` is accepted and ignored).
+   * Sets the limits named in `{"quota": {...}}` and returns the project's effective limits. As Zed
+   * (`quota-check-limit`): a limit below what the project already uses is refused only when the body
+   * says `"check_limit": true`; `force` is accepted and changes nothing. (Neutron 2024.2 checks by
+   * default, `quota-check-limit-default`; a cloud moving from Zed keeps Zed's answers.)
    */
   async update(ctx: RequestContext, projectId: string, body: unknown): Promise<QuotaLimits> {
     this.deps.authz.enforceRule(ctx, 'update_quota', { project_id: ctx.projectId });
     // Legacy `prepare_request_body`: no body, or an empty one, is refused before anything else.
     if (!isPlainObject(body) || Object.keys(body).length === 0) throw HTTPBadRequest('Resource body required');
-    let force = false;
+    let checkLimit = false;
     if (isPlainObject(body.quota)) {
-      force = body.quota.force === true;
+      checkLimit = isTruthyFlag(body.quota.check_limit);
       delete body.quota.force;
       delete body.quota.check_limit;
     }
     const limits = prepareRequestBody(ctx, QUOTA_SPEC, body, false).items[0] as Partial<QuotaLimits>;
     await this.deps.store.transaction(async (tx) => {
       for (const [resource, limit] of Object.entries(limits) as [QuotaResource, number][]) {
-        if (force || limit === UNLIMITED) continue;
+        if (!checkLimit || limit === UNLIMITED) continue;
         const used = await countUsage(tx, projectId, resource);
         if (used > limit) {
           throw HTTPBadRequest(
@@ -146,4 +147,12 @@ function applyOverrides(defaults: QuotaLimits, overrides: Map<string, number>): 
   const limits = { ...defaults };
   for (const [resource, limit] of overrides) if (isQuotaResource(resource)) limits[resource] = limit;
   return limits;
+}
+
+/** Python truthiness of a JSON value, as Zed's `if check_limit:` reads the popped body value. */
+function isTruthyFlag(value: unknown): boolean {
+  if (typeof value === 'string') return value.length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isPlainObject(value)) return Object.keys(value).length > 0;
+  return Boolean(value);
 }
