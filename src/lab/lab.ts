@@ -22,7 +22,7 @@ import { createNamespace, listNamespaces } from './netns.js';
 import { addOutsideVlan, buildOutside } from './outside.js';
 import { nodeEnvironment, nodePidfile, startNode, startOvnController } from './node.js';
 import { isAlive, readPidfile } from './processes.js';
-import { nbctl, sbctl, waitForChassisAndTunnels } from './ovn.js';
+import { nbctl, runCtl, sbctl, waitForChassisAndTunnels } from './ovn.js';
 import { readLabRecord, readVmRecord, writeLabRecord, type LabRecord, type NodeRecord } from './records.js';
 import { inNamespace, ipBatch, run, settleAll, type RunOptions, type RunResult } from './run.js';
 import { labStatus, type LabStatus, type LabVmStatus } from './status.js';
@@ -323,11 +323,11 @@ export class Lab {
 
   /** `ovn-nbctl --db=<nb> args...`; throws if it fails. */
   async nbctl(...args: string[]): Promise<string> {
-    return (await run(nbctl(this.layout, args))).stdout.trim();
+    return (await runCtl(nbctl(this.layout, args))).trim();
   }
 
   async sbctl(...args: string[]): Promise<string> {
-    return (await run(sbctl(this.layout, args))).stdout.trim();
+    return (await runCtl(sbctl(this.layout, args))).trim();
   }
 
   private requireBgp(): LabRecord {

@@ -6,7 +6,7 @@
 import { nbRemote, sbRemote } from './central.js';
 import { vsctl } from './node.js';
 import type { NodeRecord } from './records.js';
-import { run, waitFor } from './run.js';
+import { CommandFailedError, run, waitFor } from './run.js';
 import type { LabLayout } from './topology.js';
 
 export function nbctl(layout: LabLayout, args: readonly string[]): string[] {
@@ -15,6 +15,26 @@ export function nbctl(layout: LabLayout, args: readonly string[]): string[] {
 
 export function sbctl(layout: LabLayout, args: readonly string[]): string[] {
   return ['ovn-sbctl', `--db=${sbRemote(layout)}`, '--timeout=30', ...args];
+}
+
+/** How long an ovn-*ctl keeps being retried while a clustered database has no leader. */
+const NO_LEADER_RETRY_MS = 30_000;
+
+/**
+ * Runs an ovn-nbctl/ovn-sbctl argv. Against a RAFT cluster, ovn-*ctl (leader-only, no retry) tries
+ * each remote once and gives up with "database connection failed" when none is the leader, as
+ * during the election after a member rejoins; that is retried here until a leader answers.
+ */
+export async function runCtl(argv: readonly string[]): Promise<string> {
+  const giveUpAt = Date.now() + NO_LEADER_RETRY_MS;
+  for (;;) {
+    const result = await run(argv, { allowFailure: true });
+    if (result.code === 0) return result.stdout;
+    if (!/database connection failed/.test(result.stderr) || Date.now() > giveUpAt) {
+      throw new CommandFailedError(argv, result);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** A cell of ovs-*ctl's `--format=json`: an atom, or ["set", atoms], ["map", pairs], ["uuid", id]. */
@@ -33,7 +53,7 @@ interface PortRow {
 }
 
 async function readPort(layout: LabLayout, port: string): Promise<PortRow | undefined> {
-  const { stdout } = await run(
+  const stdout = await runCtl(
     nbctl(layout, [
       '--format=json',
       '--columns=addresses,dynamic_addresses,up',
@@ -106,7 +126,7 @@ export async function waitForChassisAndTunnels(
   let missing: string[] = [];
   await waitFor(
     async () => {
-      const { stdout } = await run(sbctl(layout, ['--bare', '--columns=name', 'list', 'Chassis']));
+      const stdout = await runCtl(sbctl(layout, ['--bare', '--columns=name', 'list', 'Chassis']));
       const registered = new Set(stdout.split('\n').filter(Boolean));
       missing = nodes.filter((node) => !registered.has(node.name)).map((node) => `chassis ${node.name}`);
       for (const node of nodes) {
@@ -121,5 +141,5 @@ export async function waitForChassisAndTunnels(
     { timeoutMs, intervalMs: 200, describe: () => `the nodes did not all join OVN: ${missing.join(', ')}` },
   );
   // Returns once every chassis has caught up with the NB: flows are in place everywhere.
-  await run(nbctl(layout, ['--wait=hv', 'sync']));
+  await runCtl(nbctl(layout, ['--wait=hv', 'sync']));
 }
