@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { deferUndo, forgetUndo, killGroup } from './teardown.js';
+import type { WriteScaling } from './write-scaling.js';
 
 /** One row of api-bench.py's per-phase table. */
 export interface PhaseSummary {
@@ -78,6 +79,8 @@ export interface TargetResult {
     baseline?: string;
     pss?: { groups: Record<string, number>; totalMiB: number };
   };
+  /** The write-scaling workload's figures (PostgreSQL targets, with --replicas). */
+  scaling?: WriteScaling;
 }
 
 /** api-bench.py beside the repository: `<repo>/../shared/bench/api-bench.py`. */

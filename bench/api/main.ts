@@ -5,7 +5,7 @@
  * Expects dist/ to be built (bench/api/run runs scripts/setup first).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { locateApiBench, type TargetResult } from './api-bench.js';
@@ -13,6 +13,7 @@ import { anchorRunnable, benchNeutronLive, defaultNeutronResults, loadNeutronRes
 import { benchOctonet, type RunContext } from './octonet-target.js';
 import { HELP, parseBenchOptions, type BenchOptions } from './options.js';
 import { buildReport } from './report.js';
+import { buildScalingReport } from './scaling-report.js';
 import { undoOnSignals, wasInterrupted } from './teardown.js';
 import { runBench } from '../lab-run.js';
 
@@ -30,6 +31,34 @@ async function neutronColumn(options: BenchOptions, ctx: RunContext): Promise<Ta
     process.stderr.write(`bench: not running the Neutron anchor (${why}); reusing its earlier results\n`);
   }
   return loadNeutronResults(defaultNeutronResults(repoRoot));
+}
+
+/** --scaling-only: one PostgreSQL replica and N, alternated `scalingRounds` times, and their comparison. */
+async function scalingOnly(options: BenchOptions, ctx: RunContext, resultsFile: string): Promise<number> {
+  if (options.replicas < 2) throw new Error('--scaling-only compares one replica with --replicas N (N ≥ 2)');
+  const targets: TargetResult[] = [];
+  for (let round = 0; round < options.scalingRounds; round++) {
+    for (const replicas of [1, options.replicas]) {
+      targets.push(await benchOctonet('postgres', ctx, replicas));
+      if (wasInterrupted()) return 130;
+    }
+  }
+  const report = buildScalingReport(targets);
+  const failures = targets.filter((t) => t.failure).map((t) => `${t.label}: ${t.failure}`);
+  const results = {
+    time: new Date().toISOString(),
+    machine: { cpus: cpus().length, availableParallelism: availableParallelism(), loadavg: loadavg() },
+    options,
+    targets,
+    markdown: report?.markdown,
+  };
+  writeFileSync(resultsFile, JSON.stringify(results, null, 1) + '\n');
+  process.stdout.write(
+    `\n${report?.text ?? 'no write-scaling figures'}\n` +
+      (failures.length ? `\nfailures:\n${failures.join('\n')}\n` : '') +
+      `\nMarkdown (for a closing note):\n\n${report?.markdown ?? ''}\n\nresults: ${resultsFile}\nlogs:    ${ctx.logsDir}\n`,
+  );
+  return failures.length ? 1 : 0;
 }
 
 async function main(): Promise<number> {
@@ -64,7 +93,12 @@ async function main(): Promise<number> {
     verbose: options.verbose,
     warmup: options.warmup,
     ovn: options.ovn,
+    apiBenchWorkload: !options.scalingOnly,
+    ...(options.replicas > 1 && {
+      scaling: { ports: options.scalingPorts, concurrency: options.workload.concurrency },
+    }),
   };
+  if (options.scalingOnly) return scalingOnly(options, ctx, join(resultsDir, `${stamp}.json`));
 
   const octonets: TargetResult[] = [];
   for (const backend of options.backends) {
@@ -82,7 +116,7 @@ async function main(): Promise<number> {
   const resultsFile = join(resultsDir, `${stamp}.json`);
   const results = {
     time: new Date().toISOString(),
-    machine: { cpus: cpus().length, loadavg: loadavg() },
+    machine: { cpus: cpus().length, availableParallelism: availableParallelism(), loadavg: loadavg() },
     options,
     targets: [neutron, ...octonets],
     goals: report.goals,

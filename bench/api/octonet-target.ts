@@ -19,6 +19,7 @@ import { logTail, readApiBenchJson, runLogged, type TargetResult } from './api-b
 import { workloadArgs, type Backend, type Workload } from './options.js';
 import { ProcessMeter, statusKiB, type ProcessGroup } from './process-meter.js';
 import { deferUndo, killGroup } from './teardown.js';
+import { runWriteScaling } from './write-scaling.js';
 
 export interface RunContext {
   repoRoot: string;
@@ -31,6 +32,10 @@ export interface RunContext {
   warmup: boolean;
   /** Run octonet with the OVN driver against an OVN central of its own (see --ovn). */
   ovn: boolean;
+  /** Run api-bench.py's workload (false with --scaling-only). */
+  apiBenchWorkload: boolean;
+  /** Run the write-scaling workload on PostgreSQL targets (see --replicas). */
+  scaling?: { ports: number; concurrency: number };
 }
 
 /** The warm-up workload: every phase once or a few times, in a project of its own. */
@@ -83,12 +88,20 @@ async function waitForApi(baseUrl: string, server: ChildProcess, logFile: string
   throw new Error(`octonet serve did not answer GET / within ${STARTUP_TIMEOUT_MS / 1000} s:\n${logTail(logFile)}`);
 }
 
-/** `octonet serve` through the `octonet` launcher, so it runs with the node flags an operator's does. */
+/**
+ * The node flags the `octonet` launcher runs the server with (see its comment). The launcher
+ * itself is not used: it runs scripts/setup first, which bench/api/run has done already.
+ */
+const LAUNCHER_NODE_FLAGS = ['--max-semi-space-size=4', '--enable-source-maps'];
+
+/** `octonet serve` from the built dist/, with the node flags an operator's runs with. */
 function spawnServer(ctx: RunContext, port: number, database: string, stateDir: string, args: string[], log: string) {
   const logFd = openSync(log, 'a');
   const server = spawn(
-    join(ctx.repoRoot, 'octonet'),
+    process.execPath,
     [
+      ...LAUNCHER_NODE_FLAGS,
+      join(ctx.repoRoot, 'dist/cli/main.js'),
       'serve',
       '--listen',
       `127.0.0.1:${port}`,
@@ -140,6 +153,58 @@ async function stopServer(server: ChildProcess): Promise<void> {
   if (result === 'timeout') killGroup(server.pid, 'SIGKILL');
 }
 
+interface Started {
+  baseUrl: string;
+  database: string;
+  dir: string;
+  groups: ProcessGroup[];
+  /** The first replica (its peak RSS is the server's). */
+  server: ChildProcess;
+}
+
+/** api-bench.py's workload (after an unmeasured warm-up), metered; fills `result`. */
+async function runApiBench(ctx: RunContext, result: TargetResult, started: Started): Promise<void> {
+  const { baseUrl, database, dir, groups, server } = started;
+  const { name } = result;
+  const driverLog = join(ctx.logsDir, `${name}.api-bench.txt`);
+  if (ctx.warmup) {
+    process.stderr.write(`bench: ${result.label}: warm-up (not measured)\n`);
+    await runLogged(
+      '/usr/bin/python3',
+      [ctx.apiBench, '--url', baseUrl, '--project-id', 'bench-warmup', '--admin', ...WARMUP_ARGS],
+      join(ctx.logsDir, `${name}.warmup.txt`),
+      ctx.verbose,
+    );
+    result.warmedUp = true;
+  }
+  process.stderr.write(
+    `bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]}${ctx.ovn ? ', OVN driver on' : ''})\n`,
+  );
+  const jsonFile = join(dir, 'api-bench.json');
+  const meter = new ProcessMeter(groups);
+  meter.start();
+  result.exitCode = await runLogged(
+    '/usr/bin/python3',
+    [ctx.apiBench, '--url', baseUrl, '--json', jsonFile, ...workloadArgs(ctx.workload)],
+    driverLog,
+    ctx.verbose,
+  );
+  const cost = meter.stop();
+  // VmHWM also covers peaks between samples (and start-up, which is lower than under load).
+  const serverPeak = Math.max(cost.rssPeakMiB.octonet ?? 0, Math.round(statusKiB(server.pid!, 'VmHWM') / 102.4) / 10);
+  result.cpu = { groups: cost.cpuSeconds, server: 'octonet' };
+  result.rss = {
+    groups: { ...cost.rssPeakMiB, octonet: serverPeak },
+    server: 'octonet',
+    totalMiB: Math.max(cost.rssPeakTotalMiB, serverPeak),
+    pss: { groups: cost.pssPeakMiB, totalMiB: cost.pssPeakTotalMiB },
+  };
+  result.bench = readApiBenchJson(jsonFile);
+  if (!result.bench) {
+    result.failure = `api-bench.py wrote no results (exit ${result.exitCode}):\n${logTail(driverLog)}`;
+  }
+}
+
 export async function benchOctonet(backend: Backend, ctx: RunContext, replicas = 1): Promise<TargetResult> {
   if (replicas > 1 && backend !== 'postgres') throw new Error('replicas share a database: PostgreSQL only');
   const name = `octonet-${backend}` + (replicas > 1 ? `-x${replicas}` : '');
@@ -149,7 +214,6 @@ export async function benchOctonet(backend: Backend, ctx: RunContext, replicas =
   const undoDir = deferUndo(() => rmSync(dir, { recursive: true, force: true }));
   const undoSteps: Array<() => Promise<void>> = [];
   const serverLog = join(ctx.logsDir, `${name}.server.log`);
-  const driverLog = join(ctx.logsDir, `${name}.api-bench.txt`);
   try {
     const groups: ProcessGroup[] = [];
     let database = `sqlite:${join(dir, 'octonet.db')}`;
@@ -186,43 +250,21 @@ export async function benchOctonet(backend: Backend, ctx: RunContext, replicas =
       groups.push({ name: 'haproxy', root: balancer.pid! });
     }
 
-    if (ctx.warmup) {
-      process.stderr.write(`bench: ${result.label}: warm-up (not measured)\n`);
-      await runLogged(
-        '/usr/bin/python3',
-        [ctx.apiBench, '--url', baseUrl, '--project-id', 'bench-warmup', '--admin', ...WARMUP_ARGS],
-        join(ctx.logsDir, `${name}.warmup.txt`),
-        ctx.verbose,
-      );
-      result.warmedUp = true;
+    if (ctx.apiBenchWorkload) await runApiBench(ctx, result, { baseUrl, database, dir, groups, server });
+    if (ctx.scaling && backend === 'postgres' && !result.failure) {
+      process.stderr.write(`bench: ${result.label}: write-scaling workload against ${baseUrl}\n`);
+      const replicaGroups = groups.slice(0, replicas).map((g) => g.name);
+      result.scaling = await runWriteScaling({
+        baseUrl,
+        replicas,
+        groups,
+        replicaGroups,
+        databaseUrl: database,
+        ...ctx.scaling,
+      });
     }
-    process.stderr.write(
-      `bench: ${result.label}: api-bench.py against ${baseUrl} (${database.split(':')[0]}${ctx.ovn ? ', OVN driver on' : ''})\n`,
-    );
-    const jsonFile = join(dir, 'api-bench.json');
-    const meter = new ProcessMeter(groups);
-    meter.start();
-    result.exitCode = await runLogged(
-      '/usr/bin/python3',
-      [ctx.apiBench, '--url', baseUrl, '--json', jsonFile, ...workloadArgs(ctx.workload)],
-      driverLog,
-      ctx.verbose,
-    );
-    const cost = meter.stop();
-    // VmHWM also covers peaks between samples (and start-up, which is lower than under load).
-    const serverPeak = Math.max(cost.rssPeakMiB.octonet ?? 0, Math.round(statusKiB(server.pid!, 'VmHWM') / 102.4) / 10);
-    result.cpu = { groups: cost.cpuSeconds, server: 'octonet' };
-    result.rss = {
-      groups: { ...cost.rssPeakMiB, octonet: serverPeak },
-      server: 'octonet',
-      totalMiB: Math.max(cost.rssPeakTotalMiB, serverPeak),
-      pss: { groups: cost.pssPeakMiB, totalMiB: cost.pssPeakTotalMiB },
-    };
-    result.bench = readApiBenchJson(jsonFile);
     if (servers.some((s) => s.exitCode !== null || s.signalCode !== null)) {
       result.failure = `octonet serve exited during the workload (see ${serverLog})`;
-    } else if (!result.bench) {
-      result.failure = `api-bench.py wrote no results (exit ${result.exitCode}):\n${logTail(driverLog)}`;
     }
   } catch (error) {
     result.failure = (error as Error).message;

@@ -33,6 +33,12 @@ export interface BenchOptions {
   ovn: boolean;
   /** Also run octonet on PostgreSQL as this many replicas behind haproxy (1: not). */
   replicas: number;
+  /** Ports per phase of the write-scaling workload (run when replicas > 1). */
+  scalingPorts: number;
+  /** Only the write-scaling comparison: no api-bench.py workload, no SQLite, no Neutron column. */
+  scalingOnly: boolean;
+  /** Runs of each of one replica and N replicas, alternated (the machine's load drifts). */
+  scalingRounds: number;
 }
 
 export const HELP = `usage: npm run bench:api -- [options]
@@ -60,7 +66,15 @@ targets:
                          of its own), as the Neutron anchor runs ML2/OVN; their CPU and memory count
 output:
   --replicas N           also run octonet on PostgreSQL as N replicas sharing one database behind
-                         haproxy (round robin per request), as a deployment runs them
+                         haproxy (round robin per request), as a deployment runs them; then every
+                         PostgreSQL target also runs the write-scaling workload (concurrent port
+                         creates and deletes, each phase metered: CPU-seconds per write of the
+                         replicas, PostgreSQL and haproxy, PostgreSQL lock waits and rollbacks per
+                         write) and the report compares one replica with N
+  --scaling-ports N      ports per write-scaling phase (default 600)
+  --scaling-only         only the write-scaling comparison of one PostgreSQL replica and N: no
+                         api-bench.py workload, no SQLite, no Neutron column
+  --scaling-rounds R     alternate one replica and N replicas R times (default 1)
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
   --verbose              show api-bench.py's own output while it runs
   --help`;
@@ -84,6 +98,9 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       'no-warmup': { type: 'boolean', default: false },
       ovn: { type: 'boolean', default: false },
       replicas: { type: 'string' },
+      'scaling-ports': { type: 'string' },
+      'scaling-only': { type: 'boolean', default: false },
+      'scaling-rounds': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -108,6 +125,9 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     warmup: !(values['no-warmup'] ?? false),
     ovn: values.ovn ?? false,
     replicas: intOption('replicas', values.replicas, 1),
+    scalingPorts: intOption('scaling-ports', values['scaling-ports'], 600),
+    scalingOnly: values['scaling-only'] ?? false,
+    scalingRounds: intOption('scaling-rounds', values['scaling-rounds'], 1),
   };
 }
 

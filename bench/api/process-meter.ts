@@ -13,6 +13,8 @@ export interface ProcessGroup {
   name: string;
   /** The root process id, resolved when the meter starts (e.g. from a pidfile). */
   root: number;
+  /** Children to leave out (e.g. the benchmark's own monitoring connection to PostgreSQL). */
+  exclude?: readonly number[];
 }
 
 export interface GroupCost {
@@ -52,6 +54,20 @@ function cpuTicks(pid: number, withReaped: boolean): number {
   return withReaped ? own + Number(f[13]) + Number(f[14]) : own;
 }
 
+/**
+ * CPU-seconds so far of a process's main thread alone (its task whose id is the pid): for Node,
+ * the event loop, which bounds what one process can serve however many cores the machine has.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
 /** A status line such as VmRSS or VmHWM, in KiB (0 when the process is gone). */
 export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
@@ -85,12 +101,17 @@ function childrenByParent(): Map<number, number[]> {
   return byParent;
 }
 
+function childrenOf(g: ProcessGroup, kids: Map<number, number[]>): number[] {
+  const all = kids.get(g.root) ?? [];
+  return g.exclude ? all.filter((pid) => !g.exclude!.includes(pid)) : all;
+}
+
 function groupTicks(groups: ProcessGroup[]): Map<string, number> {
   const kids = childrenByParent();
   return new Map(
     groups.map((g) => [
       g.name,
-      cpuTicks(g.root, true) + (kids.get(g.root) ?? []).reduce((sum, pid) => sum + cpuTicks(pid, false), 0),
+      cpuTicks(g.root, true) + childrenOf(g, kids).reduce((sum, pid) => sum + cpuTicks(pid, false), 0),
     ]),
   );
 }
@@ -150,7 +171,7 @@ export class ProcessMeter {
 
   private refreshMembers(): void {
     const kids = childrenByParent();
-    for (const g of this.groups) this.members.set(g.name, [g.root, ...(kids.get(g.root) ?? [])]);
+    for (const g of this.groups) this.members.set(g.name, [g.root, ...childrenOf(g, kids)]);
     this.samplePss();
   }
 

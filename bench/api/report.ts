@@ -17,6 +17,7 @@ import {
   ROUTER_PHASES,
   type GoalCheck,
 } from './compare.js';
+import { buildScalingReport } from './scaling-report.js';
 import { renderMarkdown, renderText, type ColumnGroup } from './tables.js';
 
 const DASH = '—';
@@ -214,6 +215,7 @@ export function buildReport(neutronRun: TargetResult | undefined, octonets: Targ
   const cost = costTables([...(neutron ? [neutron] : []), ...octonets]);
   const goalChecks = new Map(octonets.map((o) => [o, evaluateGoals(o, neutron)] as const));
   const goals = goalTables(goalChecks);
+  const scaling = buildScalingReport(octonets);
   const noteLines = notes(neutron, octonets);
   if (neutronRun?.failure && !neutron) noteLines.push(`${neutronRun.label}: ${neutronRun.failure}`);
   const text = [
@@ -222,6 +224,7 @@ export function buildReport(neutronRun: TargetResult | undefined, octonets: Targ
     cost.text,
     '',
     goals.text,
+    ...(scaling ? ['', scaling.text] : []),
     ...(noteLines.length ? ['', 'notes:', ...noteLines.map((n) => `  - ${n}`)] : []),
   ].join('\n');
   const markdown = [
@@ -230,6 +233,7 @@ export function buildReport(neutronRun: TargetResult | undefined, octonets: Targ
     cost.markdown,
     '',
     goals.markdown,
+    ...(scaling ? ['', scaling.markdown] : []),
     ...(noteLines.length ? ['', ...noteLines.map((n) => `- ${n.replace(/\n/g, ' ')}`)] : []),
   ].join('\n');
   return { text, markdown, goals: Object.fromEntries([...goalChecks].map(([t, g]) => [t.name, g])) };

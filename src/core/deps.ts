@@ -48,7 +48,10 @@ export async function writeTransaction<T>(
   fn: (tx: Tx) => Promise<{ result: T; events: ResourceContext[] }>,
 ): Promise<T> {
   const { result, events } = await deps.store.transaction(async (tx) => {
+    deps.quotas.deferLockedChecks(tx);
     const written = await fn(tx);
+    // Quota locks late: held for a recount and the commit, not for the whole write.
+    await deps.quotas.confirmDeferred(tx);
     // Resources made on the side come first: the write's own may refer to them.
     const all = [...(sideEvents.get(tx) ?? []), ...written.events];
     for (const event of all) deps.drivers.precommit(event);

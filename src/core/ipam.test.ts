@@ -52,13 +52,25 @@ function subnet(
 /** `chooseFreeAddress` with `taken` as the allocated set. */
 function choose(s: IpamSubnet, taken: Iterable<string> = [], lowest = false): Promise<string | null> {
   const set = new Set(taken);
-  return chooseFreeAddress(
-    s,
-    async (candidate) => set.has(candidate),
-    async () => set,
-    lowest,
-    async () => set.size,
-  );
+  return chooseFreeAddress(s, queriesOf(set), lowest);
+}
+
+/** The database as IPAM asks it, over `taken`; `asked` counts the questions by kind. */
+function queriesOf(taken: ReadonlySet<string>, asked = { takenAmong: 0, allocated: 0, allocatedCount: 0 }) {
+  return {
+    takenAmong: async (ips: readonly string[]) => {
+      asked.takenAmong++;
+      return new Set(ips.filter((c) => taken.has(c)));
+    },
+    allocated: async () => {
+      asked.allocated++;
+      return taken;
+    },
+    allocatedCount: async () => {
+      asked.allocatedCount++;
+      return taken.size;
+    },
+  };
 }
 
 /** Every address of a small subnet's pools, allocated one after the other until none is left. */
@@ -307,21 +319,31 @@ describe('chooseFreeAddress', () => {
     }
     // With the allocated addresses packed at the bottom, the probes past them always hit a free
     // address: the whole allocated set is never read.
-    let reads = 0;
+    const asked = { takenAmong: 0, allocated: 0, allocatedCount: 0 };
     for (let i = 0; i < 20; i++) {
-      const chosen = await chooseFreeAddress(
-        s,
-        async (candidate) => taken.has(candidate),
-        async () => {
-          reads++;
-          return taken;
-        },
-        false,
-        async () => taken.size,
-      );
+      const chosen = await chooseFreeAddress(s, queriesOf(taken, asked), false);
       assert.ok(chosen !== null && !taken.has(chosen));
     }
-    assert.equal(reads, 0, 'the allocated set was read');
+    assert.equal(asked.allocated, 0, 'the allocated set was read');
+    // One batch in the (full) first window, the count, one batch past the allocated addresses.
+    assert.deepEqual(asked, { takenAmong: 40, allocated: 0, allocatedCount: 20 });
+  });
+
+  it('asks about its random candidates in one question, not one per guess', async () => {
+    // A quarter of the first window taken: a batch of 16 candidates almost surely holds a free one.
+    const s = subnet('10.3.0.0/16');
+    const taken = new Set<string>();
+    for (let n = 2n; n < 1002n; n += 4n) taken.add(formatIp(4, ip('10.3.0.0') + n));
+    const asked = { takenAmong: 0, allocated: 0, allocatedCount: 0 };
+    const chosen = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const ipText = (await chooseFreeAddress(s, queriesOf(taken, asked), false))!;
+      assert.ok(!taken.has(ipText), `${ipText} is taken`);
+      chosen.add(ipText);
+    }
+    // 0.25^16 per choice that all 16 are taken: a second question is a one-in-10^8 event.
+    assert.deepEqual(asked, { takenAmong: 20, allocated: 0, allocatedCount: 0 });
+    assert.ok(chosen.size > 1, 'the choice is random, not the first free address');
   });
 
   it('IPv6: a /64 hands out pool addresses, never the gateway, the lowest being ::1 after the anycast one', async () => {

@@ -179,8 +179,12 @@ export const LOWEST_ADDRESS_OWNERS = ['network:dhcp', 'network:distributed'];
 
 /** Neutron picks at random among the first this-many free addresses of the pools, not sequentially. */
 const FREE_WINDOW = 1000;
-/** Random guesses tried before reading the subnet's allocations (almost always enough when not dense). */
-const RANDOM_PROBES = 6;
+/**
+ * Random candidates asked about in one round trip (almost always one is free when the window is
+ * not dense). One question for the lot rather than one per guess: each round trip lengthens the
+ * transaction, and under concurrent replicas time in a transaction is what writes share.
+ */
+const PROBE_BATCH = 16;
 
 function randomBigInt(below: bigint): bigint {
   if (below <= BigInt(Number.MAX_SAFE_INTEGER)) return BigInt(Math.floor(Math.random() * Number(below)));
@@ -198,42 +202,58 @@ function nthPoolAddress(subnet: IpamSubnet, n: bigint): bigint {
   throw new Error('pool index out of range');
 }
 
+/** How IPAM asks the database about addresses (the unique index stays the last word). */
+export interface AddressQueries {
+  /** Which of `ips` are taken, in one question. */
+  takenAmong(ips: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Every address taken on the subnet (the fallback on a dense subnet). */
+  allocated(): Promise<ReadonlySet<string>>;
+  /** How many addresses the subnet has allocated (where to look past them). */
+  allocatedCount?(): Promise<number>;
+}
+
+const pickRandom = <T>(items: readonly T[]): T | null =>
+  items.length ? items[Math.floor(Math.random() * items.length)]! : null;
+
 /**
- * A free address of the subnet's pools, or null when they are full. Random guesses first (a point
- * lookup each): among the first FREE_WINDOW addresses, then, on a subnet that dense, among the
- * FREE_WINDOW addresses after its `allocatedCount()` lowest ones, where its first free addresses
- * almost always are (Neutron's window slides as the pools fill from the bottom). Only when those
- * all hit is the allocated set read and the choice made among the first free addresses, as
- * Neutron's IPAM does. `lowest` takes the first free address instead.
+ * A free address of the subnet's pools, or null when they are full. Random candidates first, one
+ * question for a batch of them: among the first FREE_WINDOW addresses, then, on a subnet that
+ * dense, among the FREE_WINDOW addresses after its `allocatedCount()` lowest ones, where its first
+ * free addresses almost always are (Neutron's window slides as the pools fill from the bottom).
+ * Only when those all hit is the allocated set read and the choice made among the first free
+ * addresses, as Neutron's IPAM does. `lowest` takes the first free address instead.
  */
 export async function chooseFreeAddress(
   subnet: IpamSubnet,
-  isTaken: (ip: string) => Promise<boolean>,
-  allocated: () => Promise<ReadonlySet<string>>,
+  queries: AddressQueries,
   lowest = false,
-  allocatedCount?: () => Promise<number>,
 ): Promise<string | null> {
   const size = poolSize(subnet);
   if (size === 0n) return null;
   const gateway = subnet.gateway === null ? null : formatIp(subnet.version, subnet.gateway);
-  const probes = !lowest && size > BigInt(RANDOM_PROBES * 4) ? RANDOM_PROBES : 0;
+  const probing = !lowest && size > BigInt(PROBE_BATCH * 4);
   const span = size < BigInt(FREE_WINDOW) ? size : BigInt(FREE_WINDOW);
   const probe = async (base: bigint): Promise<string | null> => {
-    for (let i = 0; i < probes; i++) {
-      const candidate = formatIp(subnet.version, nthPoolAddress(subnet, base + randomBigInt(span)));
-      if (candidate !== gateway && !(await isTaken(candidate))) return candidate;
+    const candidates = new Set<string>();
+    for (let i = 0; i < PROBE_BATCH; i++) {
+      candidates.add(formatIp(subnet.version, nthPoolAddress(subnet, base + randomBigInt(span))));
     }
-    return null;
+    if (gateway !== null) candidates.delete(gateway);
+    const asked = [...candidates];
+    const taken = await queries.takenAmong(asked);
+    return pickRandom(asked.filter((ip) => !taken.has(ip)));
   };
-  const early = await probe(0n);
-  if (early !== null) return early;
-  if (probes > 0 && allocatedCount && size > span * 2n) {
-    const count = BigInt(await allocatedCount());
-    const base = count + span <= size ? count : size - span;
-    const later = base >= span ? await probe(base) : null;
-    if (later !== null) return later;
+  if (probing) {
+    const early = await probe(0n);
+    if (early !== null) return early;
+    if (queries.allocatedCount && size > span * 2n) {
+      const count = BigInt(await queries.allocatedCount());
+      const base = count + span <= size ? count : size - span;
+      const later = base >= span ? await probe(base) : null;
+      if (later !== null) return later;
+    }
   }
-  const taken = await allocated();
+  const taken = await queries.allocated();
   const free: string[] = [];
   const window = lowest ? 1 : FREE_WINDOW;
   for (const pool of subnet.pools) {
@@ -243,7 +263,7 @@ export async function chooseFreeAddress(
     }
     if (free.length >= window) break;
   }
-  return free.length ? free[Math.floor(Math.random() * free.length)]! : null;
+  return pickRandom(free);
 }
 
 /** A subnet row as IPAM sees it. */

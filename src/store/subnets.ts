@@ -110,6 +110,18 @@ export async function countAllocatedOnSubnet(db: Db, subnetId: string): Promise<
   return Number(row?.n ?? 0);
 }
 
+/** Which of `ips` are allocated on the network (one query for IPAM's batch of random candidates). */
+export async function takenAddresses(db: Db, networkId: string, ips: readonly string[]): Promise<Set<string>> {
+  if (ips.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('ip_allocations')
+    .select('ip_address')
+    .where('network_id', '=', networkId)
+    .where('ip_address', 'in', ips)
+    .execute();
+  return new Set(rows.map((r) => r.ip_address));
+}
+
 export async function allocatedOnSubnet(db: Db, subnetId: string): Promise<Set<string>> {
   const rows = await db.selectFrom('ip_allocations').select('ip_address').where('subnet_id', '=', subnetId).execute();
   return new Set(rows.map((r) => r.ip_address));

@@ -1,6 +1,8 @@
 /**
  * Allocation under concurrent requests never hands anything out twice: addresses and MACs of
- * ports filling a small subnet, geneve VNIs, a provider VLAN, a project's default security group.
+ * ports filling a small subnet (and a bigger one, where IPAM asks about random candidates in
+ * batches), geneve VNIs, a provider VLAN, a project's default security group; and a project's
+ * port quota holds exactly when its own creates race (the quota lock is taken late).
  * On SQLite and PostgreSQL in-process, and on two `octonet serve` processes sharing one
  * PostgreSQL database (clients alternate between them), as replicas run.
  *
@@ -15,10 +17,10 @@ import { startServeProcess, type ServeProcess } from '../fixtures/serve-process.
 
 /** Concurrent clients in each race. */
 const CLIENTS = 16;
-/** 10.x.0.0/28 holds 14 usable addresses; the gateway takes .1, the pool is .2 to .14. */
-const POOL_SIZE = 13;
-/** A port create loop stops here at the latest, should the subnet never report itself full. */
-const MAX_PORTS_PER_CLIENT = POOL_SIZE + 1;
+/** Usable addresses of a /prefix IPv4 subnet, less the gateway (.1): the pool is .2 onwards. */
+const poolSize = (prefix: number) => 2 ** (32 - prefix) - 3;
+/** A port quota small enough that 16 racing creates in one project overshoot it. */
+const RACED_PORT_QUOTA = 5;
 /** A small geneve VNI range, so that concurrent network creates collide and the range runs out. */
 const VNI_FIRST = 1000;
 const VNI_COUNT = 40;
@@ -50,10 +52,17 @@ async function createNetwork(client: Client, body: Record<string, unknown>): Pro
   return r.body.network.id;
 }
 
-async function fillSubnetConcurrently(clients: Clients, octet: number): Promise<void> {
+/**
+ * Ports from 16 clients until the subnet is full. A /28 (13 addresses) is read whole; a /25 (125)
+ * is big enough for IPAM's random candidates, asked about in batches, until it is dense.
+ */
+async function fillSubnetConcurrently(clients: Clients, octet: number, prefix = 28): Promise<void> {
+  const POOL_SIZE = poolSize(prefix);
+  /** A port create loop stops here at the latest, should the subnet never report itself full. */
+  const MAX_PORTS_PER_CLIENT = POOL_SIZE + 1;
   const admin = clients[0]!;
   const networkId = await createNetwork(admin, { name: `fill-${octet}`, shared: true });
-  const cidr = `10.${octet}.0.0/28`;
+  const cidr = `10.${octet}.0.0/${prefix}`;
   const subnet = await admin.post('/v2.0/subnets', { subnet: { network_id: networkId, ip_version: 4, cidr } });
   assert.equal(subnet.status, 201, subnet.text);
   assert.equal(subnet.body.subnet.gateway_ip, `10.${octet}.0.1`);
@@ -105,6 +114,42 @@ async function fillSubnetConcurrently(clients: Clients, octet: number): Promise<
   assert.deepEqual(listedPorts.map((p) => p.id).sort(), ports.map((p) => p.id).sort());
   assert.deepEqual(listedPorts.map((p) => p.fixed_ips[0]!.ip_address).sort(), [...ips].sort());
   assert.deepEqual(listedPorts.map((p) => p.mac_address).sort(), ports.map((p) => p.mac_address).sort());
+}
+
+/**
+ * 16 creates in one project with a port quota of 5, all at once: exactly 5 ports, the others 409
+ * OverQuota. The quota lock is taken after the port is written, just before commit: the racers
+ * allocate together, and the recount under the lock must still let only 5 commit.
+ */
+async function racePortQuota(clients: Clients): Promise<void> {
+  const admin = clients[0]!;
+  const project = newProjectId();
+  const quota = await admin.put(`/v2.0/quotas/${project}`, { quota: { port: RACED_PORT_QUOTA } });
+  assert.equal(quota.status, 200, quota.text);
+  const networkId = await createNetwork(admin, { name: 'quota-race', shared: true });
+  const subnet = await admin.post('/v2.0/subnets', {
+    subnet: { network_id: networkId, ip_version: 4, cidr: '10.40.0.0/24' },
+  });
+  assert.equal(subnet.status, 201, subnet.text);
+  const responses = await Promise.all(
+    Array.from({ length: CLIENTS }, (_, i) =>
+      clients[i % clients.length]!.as({ project }).post('/v2.0/ports', {
+        port: { network_id: networkId, name: `quota-${i}` },
+      }),
+    ),
+  );
+  assertNoServerError(responses);
+  assert.deepEqual(statuses(responses), [
+    ...Array(RACED_PORT_QUOTA).fill(201),
+    ...Array(CLIENTS - RACED_PORT_QUOTA).fill(409),
+  ]);
+  for (const r of responses.filter((r) => r.status === 409)) {
+    assert.deepEqual(r.body, {
+      NeutronError: { type: 'OverQuota', message: "Quota exceeded for resources: ['port'].", detail: '' },
+    });
+  }
+  const listed = await admin.get(`/v2.0/ports?project_id=${project}`);
+  assert.equal(listed.body.ports.length, RACED_PORT_QUOTA, 'no port of a refused create was left behind');
 }
 
 /**
@@ -235,6 +280,9 @@ for (const backend of BACKENDS) {
 
     it('fills a /28 from 16 clients: each address and MAC once, then 409 IpAddressGenerationFailure', () =>
       fillSubnetConcurrently(clients(), 21));
+    it('fills a /25 (random candidates in batches) from 16 clients: each address and MAC once', () =>
+      fillSubnetConcurrently(clients(), 23, 25));
+    it("holds a project's port quota exactly when 16 of its creates race", () => racePortQuota(clients()));
     it('creates exactly one default security group for a project under concurrent first requests', () =>
       raceOnDefaultSecurityGroup(clients()));
     it('gives a provider VLAN to exactly one of concurrent creates, 409 VlanIdInUse to the rest', () =>
@@ -270,6 +318,10 @@ if (BACKENDS.includes('postgres')) {
 
     it('fills a /28 from 16 clients on both replicas: each address and MAC once', () =>
       fillSubnetConcurrently(clients, 22));
+    it('fills a /25 (random candidates in batches) from 16 clients on both replicas: each address once', () =>
+      fillSubnetConcurrently(clients, 24, 25));
+    it("holds a project's port quota exactly when 16 of its creates race on both replicas", () =>
+      racePortQuota(clients));
     it('creates exactly one default security group under concurrent first requests on both replicas', () =>
       raceOnDefaultSecurityGroup(clients));
     it('gives a provider VLAN to exactly one of concurrent creates on both replicas', () =>

@@ -55,6 +55,7 @@ function book(taken: Record<string, string[]> = {}, otherNetworks: Record<string
   const all = () => new Set(Object.values(taken).flat());
   return {
     isTaken: async (ip) => all().has(ip),
+    takenAmong: async (ips) => new Set(ips.filter((ip) => all().has(ip))),
     allocatedOnSubnet: async (id) => new Set(taken[id] ?? []),
     countAllocated: async (id) => (taken[id] ?? []).length,
     networkOfSubnet: async (id) => otherNetworks[id],

@@ -40,6 +40,8 @@ export interface Allocation {
 /** How IPAM reaches the database: taken-checks and lookups, all inside the caller's transaction. */
 export interface AddressBook {
   isTaken(ip: string): Promise<boolean>;
+  /** Which of `ips` are taken on the network, in one question (IPAM's random candidates). */
+  takenAmong(ips: readonly string[]): Promise<ReadonlySet<string>>;
   allocatedOnSubnet(subnetId: string): Promise<ReadonlySet<string>>;
   /** How many addresses of the subnet are allocated (cheaper than reading them). */
   countAllocated(subnetId: string): Promise<number>;
@@ -166,10 +168,12 @@ async function chooseAmong(
   for (const subnet of subnets) {
     const ip = await chooseFreeAddress(
       subnet,
-      async (candidate) => claimed.has(candidate) || (await book.isTaken(candidate)),
-      async () => new Set([...(await book.allocatedOnSubnet(subnet.id)), ...claimed]),
+      {
+        takenAmong: async (ips) => new Set([...ips.filter((c) => claimed.has(c)), ...(await book.takenAmong(ips))]),
+        allocated: async () => new Set([...(await book.allocatedOnSubnet(subnet.id)), ...claimed]),
+        allocatedCount: async () => (await book.countAllocated(subnet.id)) + claimed.size,
+      },
       LOWEST_ADDRESS_OWNERS.includes(port.deviceOwner),
-      async () => (await book.countAllocated(subnet.id)) + claimed.size,
     );
     if (ip !== null) return ip;
   }
@@ -273,6 +277,7 @@ export async function changeFixedIps(
   const releasingBook: AddressBook = {
     ...book,
     isTaken: async (ip) => !releasing.has(ip) && (await book.isTaken(ip)),
+    takenAmong: async (ips) => new Set([...(await book.takenAmong(ips))].filter((ip) => !releasing.has(ip))),
     allocatedOnSubnet: async (id) =>
       new Set([...(await book.allocatedOnSubnet(id))].filter((ip) => !releasing.has(ip))),
     countAllocated: async (id) => (await book.countAllocated(id)) - remove.filter((a) => a.subnet_id === id).length,

@@ -49,7 +49,13 @@ import {
   type PortRecord,
 } from '../../store/ports.js';
 import { toBool, type PortTable } from '../../store/schema.js';
-import { allocatedOnSubnet, countAllocatedOnSubnet, getSubnetRow, subnetsOfNetwork } from '../../store/subnets.js';
+import {
+  allocatedOnSubnet,
+  countAllocatedOnSubnet,
+  getSubnetRow,
+  subnetsOfNetwork,
+  takenAddresses,
+} from '../../store/subnets.js';
 import { createPortSpec } from './attributes.js';
 import { mergeOptions, optionsForNewPort } from './extra-dhcp-opts.js';
 import {
@@ -218,6 +224,7 @@ export class PortService implements ResourceService {
   private addressBook(tx: Tx, networkId: string): AddressBook {
     return {
       isTaken: (ip) => addressTaken(tx, networkId, ip),
+      takenAmong: (ips) => takenAddresses(tx, networkId, ips),
       allocatedOnSubnet: (subnetId) => allocatedOnSubnet(tx, subnetId),
       countAllocated: (subnetId) => countAllocatedOnSubnet(tx, subnetId),
       networkOfSubnet: async (subnetId) => (await getSubnetRow(tx, subnetId))?.network_id,
