@@ -74,8 +74,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const apiBench = locateApiBench(repoRoot);
-  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) {
-    throw new Error('dist/cli/main.js is missing: build first (scripts/setup, or npm run bench:api)');
+  const dist = resolve(options.serverDist ?? join(repoRoot, 'dist'));
+  if (!existsSync(join(dist, 'cli/main.js'))) {
+    throw new Error(`${dist}/cli/main.js is missing: build first (scripts/setup, or npm run bench:api)`);
   }
   undoOnSignals();
   const stamp = new Date()
@@ -93,9 +94,10 @@ async function main(): Promise<number> {
     verbose: options.verbose,
     warmup: options.warmup,
     ovn: options.ovn,
+    dist,
     apiBenchWorkload: !options.scalingOnly,
     ...(options.replicas > 1 && {
-      scaling: { ports: options.scalingPorts, concurrency: options.workload.concurrency },
+      scaling: { ports: options.scalingPorts, clientsPerReplica: options.workload.concurrency },
     }),
   };
   if (options.scalingOnly) return scalingOnly(options, ctx, join(resultsDir, `${stamp}.json`));

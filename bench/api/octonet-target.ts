@@ -35,7 +35,9 @@ export interface RunContext {
   /** Run api-bench.py's workload (false with --scaling-only). */
   apiBenchWorkload: boolean;
   /** Run the write-scaling workload on PostgreSQL targets (see --replicas). */
-  scaling?: { ports: number; concurrency: number };
+  scaling?: { ports: number; clientsPerReplica: number };
+  /** The built dist/ the servers run from. */
+  dist: string;
 }
 
 /** The warm-up workload: every phase once or a few times, in a project of its own. */
@@ -101,7 +103,7 @@ function spawnServer(ctx: RunContext, port: number, database: string, stateDir: 
     process.execPath,
     [
       ...LAUNCHER_NODE_FLAGS,
-      join(ctx.repoRoot, 'dist/cli/main.js'),
+      join(ctx.dist, 'cli/main.js'),
       'serve',
       '--listen',
       `127.0.0.1:${port}`,

@@ -39,6 +39,8 @@ export interface BenchOptions {
   scalingOnly: boolean;
   /** Runs of each of one replica and N replicas, alternated (the machine's load drifts). */
   scalingRounds: number;
+  /** A built dist/ to serve from instead of this checkout's (to compare two builds). */
+  serverDist: string | undefined;
 }
 
 export const HELP = `usage: npm run bench:api -- [options]
@@ -75,6 +77,8 @@ output:
   --scaling-only         only the write-scaling comparison of one PostgreSQL replica and N: no
                          api-bench.py workload, no SQLite, no Neutron column
   --scaling-rounds R     alternate one replica and N replicas R times (default 1)
+  --server-dist DIR      run octonet serve from this built dist/ (e.g. another checkout's, to
+                         compare two builds on the same workload); default this checkout's dist/
   --results-dir DIR      where <timestamp>.json and <timestamp>.logs/ go (default bench/api/results)
   --verbose              show api-bench.py's own output while it runs
   --help`;
@@ -101,6 +105,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       'scaling-ports': { type: 'string' },
       'scaling-only': { type: 'boolean', default: false },
       'scaling-rounds': { type: 'string' },
+      'server-dist': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -128,6 +133,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     scalingPorts: intOption('scaling-ports', values['scaling-ports'], 600),
     scalingOnly: values['scaling-only'] ?? false,
     scalingRounds: intOption('scaling-rounds', values['scaling-rounds'], 1),
+    serverDist: values['server-dist'],
   };
 }
 

@@ -140,7 +140,9 @@ function summary(runs: Run[]): string[] {
   const n = Math.max(...runs.map((r) => r.scaling.replicas));
   const lines = [
     `this machine: ${cores} cores (os.availableParallelism()); one replica vs ${n}, median of ` +
-      `${runs.filter((r) => r.scaling.replicas === n).length} run(s) each`,
+      `${runs.filter((r) => r.scaling.replicas === n).length} run(s) each; ` +
+      `${runs[0]!.scaling.concurrency / runs[0]!.scaling.replicas} clients per replica; port quota ` +
+      `${runs[0]!.scaling.portQuota} (finite: every create counts and locks it)`,
   ];
   if (n === 1) return lines;
   for (const name of ['port-create', 'port-delete'] as const) {
@@ -189,6 +191,7 @@ export function buildScalingReport(targets: TargetResult[]): ScalingReport | und
   if (!runs.length) return undefined;
   const columns = runs.map((r, i) => `${r.target.label}${runs.length > 2 ? ` #${i + 1}` : ''}`);
   const rows = [...phaseRows(runs, 'port-create'), ...phaseRows(runs, 'port-delete')];
+  rows.unshift(['concurrent clients', ...runs.map((r) => String(r.scaling.concurrency))]);
   rows.push(['duplicate IPs/MACs', ...runs.map((r) => String(r.scaling.duplicates))]);
   const groups: ColumnGroup[] = [{ label: 'write scaling', columns: ['', ...columns] }];
   const lines = summary(runs);

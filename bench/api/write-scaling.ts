@@ -38,6 +38,8 @@ export interface WriteScaling {
   cores: number;
   concurrency: number;
   phases: ScalingPhase[];
+  /** The project's port limit (finite: creates take the quota's lock). */
+  portQuota: number;
   /** Fixed IPs or MACs handed to two ports (must be 0). */
   duplicates: number;
 }
@@ -51,8 +53,19 @@ export interface ScalingSetup {
   /** The bench database, for the activity sampler. */
   databaseUrl: string;
   ports: number;
-  concurrency: number;
+  /**
+   * Concurrent clients per replica (N replicas get N times as many): each replica then has as
+   * many writes in flight as one replica alone has, as when a deployment adds replicas for more
+   * clients; with the same total, each replica would run emptier and cost more per write.
+   */
+  clientsPerReplica: number;
 }
+
+/**
+ * The project's port limit during the workload: finite, as in a deployment, so every create
+ * takes the quota's count and lock; high enough never to refuse.
+ */
+const PORT_QUOTA = 1_000_000;
 
 /**
  * Unmeasured creates (and deletes) per replica first: each replica compiles its write path on its
@@ -107,7 +120,7 @@ async function runConcurrent(
 }
 
 async function metered(
-  setup: ScalingSetup,
+  setup: ScalingSetup & { concurrency: number },
   sampler: PgActivitySampler,
   phase: ScalingPhase['phase'],
   count: number,
@@ -174,14 +187,15 @@ function countDuplicates(ports: readonly PortAnswer[]): number {
 }
 
 /** Warms every replica (round robin spreads the warm-up), then measures creates and deletes. */
-export async function runWriteScaling(setup: ScalingSetup): Promise<WriteScaling> {
+export async function runWriteScaling(options: ScalingSetup): Promise<WriteScaling> {
+  const setup = { ...options, concurrency: options.clientsPerReplica * options.replicas };
   const { baseUrl } = setup;
   const tag = `scaling-${Date.now().toString(36)}`;
   const network = (await expectOk(baseUrl, 'POST', '/v2.0/networks', { network: { name: `${tag}-net` } })) as {
     network: { id: string; project_id: string };
   };
   const networkId = network.network.id;
-  await expectOk(baseUrl, 'PUT', `/v2.0/quotas/${network.network.project_id}`, { quota: { port: -1 } });
+  await expectOk(baseUrl, 'PUT', `/v2.0/quotas/${network.network.project_id}`, { quota: { port: PORT_QUOTA } });
   const subnet = (await expectOk(baseUrl, 'POST', '/v2.0/subnets', {
     subnet: { network_id: networkId, ip_version: 4, cidr: '10.77.0.0/16', name: `${tag}-subnet` },
   })) as { subnet: { id: string } };
@@ -212,6 +226,7 @@ export async function runWriteScaling(setup: ScalingSetup): Promise<WriteScaling
       replicas: setup.replicas,
       cores: availableParallelism(),
       concurrency: setup.concurrency,
+      portQuota: PORT_QUOTA,
       phases: [create, remove],
       duplicates,
     };
