@@ -16,6 +16,11 @@ export interface PgActivity {
   lockWaitS: Record<string, number>;
   /** Seconds of backend time `idle in transaction`: a transaction open while its client works. */
   idleInTransactionS: number;
+  /**
+   * Seconds advisory locks were held (summed over holders): the time writes spend in the
+   * sections one such lock serialises (octonet's quota counts), whoever waits for them.
+   */
+  advisoryHeldS: number;
   /** Seconds of backend time running a statement (waiting or not). */
   activeS: number;
   /** The statements that waited for locks longest, with their seconds. */
@@ -27,6 +32,8 @@ export interface PgActivity {
 }
 
 interface ActivityRow {
+  /** Granted advisory locks of the database at the sample (the same on every row). */
+  advisory_held: number;
   state: string | null;
   wait_event_type: string | null;
   wait_event: string | null;
@@ -59,6 +66,7 @@ export class PgActivitySampler {
   private lockWait = new Map<string, number>();
   private waiters = new Map<string, number>();
   private idleInTx = 0;
+  private advisoryHeld = 0;
   private active = 0;
   private samples = 0;
   backendPid = 0;
@@ -83,7 +91,7 @@ export class PgActivitySampler {
   async begin(): Promise<void> {
     this.lockWait.clear();
     this.waiters.clear();
-    this.idleInTx = this.active = this.samples = 0;
+    this.idleInTx = this.active = this.samples = this.advisoryHeld = 0;
     this.start0 = await this.counters();
     this.lastSample = performance.now();
     this.timer = setInterval(() => {
@@ -100,6 +108,7 @@ export class PgActivitySampler {
     return {
       lockWaitS: Object.fromEntries([...this.lockWait].map(([k, v]) => [k, round(v)])),
       idleInTransactionS: round(this.idleInTx),
+      advisoryHeldS: round(this.advisoryHeld),
       activeS: round(this.active),
       topWaiters: [...this.waiters]
         .sort((a, b) => b[1] - a[1])
@@ -124,7 +133,9 @@ export class PgActivitySampler {
 
   private async sample(): Promise<void> {
     const { rows } = await this.client!.query<ActivityRow>(
-      'select state, wait_event_type, wait_event, query from pg_stat_activity ' +
+      'select state, wait_event_type, wait_event, query, ' +
+        "(select count(*) from pg_locks l join pg_database d on d.oid = l.database where l.locktype = 'advisory' " +
+        'and l.granted and d.datname = current_database()) as advisory_held from pg_stat_activity ' +
         "where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'",
     );
     // Each sample stands for the time since the previous one (the timer slips under load).
@@ -132,6 +143,7 @@ export class PgActivitySampler {
     const span = (now - this.lastSample) / 1000;
     this.lastSample = now;
     this.samples++;
+    this.advisoryHeld += (rows[0]?.advisory_held ?? 0) * span;
     for (const row of rows) {
       if (row.state === 'idle in transaction') this.idleInTx += span;
       if (row.state !== 'active') continue;

@@ -28,6 +28,7 @@ function phase(replicas: number, opsPerS: number, replicaCpuS: number, mainS: nu
     db: {
       lockWaitS: { advisory: 0.05 },
       idleInTransactionS: 1,
+      advisoryHeldS: 0.1,
       activeS: 2,
       topWaiters: [{ query: 'advisory: select pg_advisory_xact_lock(?)', seconds: 0.05 }],
       commits: 100,
@@ -62,15 +63,21 @@ describe('write-scaling report', () => {
     close(w.serverMs, 12);
     close(w.driverMs, 2);
     close(w.lockWaitMs, 0.5);
+    close(w.advisoryHeldMs, 1);
     close(w.rollbacksPerWrite, 0.02);
   });
 
-  it('estimates a rate bounded by the event loops, or by the cores when they are fewer', () => {
+  it('estimates a rate bounded by the event loops, the cores, and the quota lock', () => {
     const one = perWrite(target(1, phase(1, 50, 0.4, 0.3)).scaling!, phase(1, 50, 0.4, 0.3));
     // One event loop at 3 ms per write: 333/s, however many cores.
     assert.equal(Math.round(estimatedRate(one, 16)), 333);
     // Two cores for 9 ms of server CPU per write: 222/s.
     assert.equal(Math.round(estimatedRate(one, 2)), 222);
+    // Three event loops would allow 1000/s; the quota lock, held 1 ms per write, allows 1000/s too;
+    // held 2 ms, it is the bound.
+    const three = perWrite(target(3, phase(3, 50, 0.4, 0.3)).scaling!, phase(3, 50, 0.4, 0.3));
+    assert.equal(Math.round(estimatedRate(three, 64)), 1000);
+    assert.equal(Math.round(estimatedRate({ ...three, advisoryHeldMs: 2 }, 64)), 500);
   });
 
   it('reports the measured ratio with the core count, and the estimate labelled as one', () => {
