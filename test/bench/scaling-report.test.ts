@@ -84,6 +84,7 @@ describe('write-scaling report', () => {
     const report = buildScalingReport([target(1, phase(1, 50, 0.4, 0.3)), target(3, phase(3, 60, 0.45, 0.33))])!;
     assert.match(report.text, /measured ×1\.20 on 2 cores \(goal ≥ ×2\.5: not met here\)/);
     assert.match(report.text, /ESTIMATE \(not measured\)/);
+    assert.match(report.text, /ESTIMATE for one project's writes, through its quota lock/);
     assert.match(report.text, /waited 0\.05 s in advisory/);
     assert.equal(buildScalingReport([{ ...target(1, phase(1, 1, 1, 1)), scaling: undefined }]), undefined);
   });
