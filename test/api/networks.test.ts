@@ -89,6 +89,25 @@ for (const backend of BACKENDS) {
       await api.admin.put(`/v2.0/networks/${second}`, { network: { is_default: false } });
     });
 
+    it('is_default: of concurrent requests naming different networks the default, exactly one wins', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await api.admin.post('/v2.0/networks', {
+          network: { name: `ext-race-${i}`, 'router:external': true },
+        });
+        ids.push(r.body.network.id as string);
+      }
+      const answers = await Promise.all(
+        ids.map((id) => api.admin.put(`/v2.0/networks/${id}`, { network: { is_default: true } })),
+      );
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409, 409, 409]);
+      const defaults = (await api.admin.get('/v2.0/networks?router:external=true')).body.networks.filter(
+        (n: { is_default?: boolean }) => n.is_default === true,
+      );
+      assert.equal(defaults.length, 1);
+      for (const id of ids) await api.admin.delete(`/v2.0/networks/${id}`);
+    });
+
     it("hides another project's network (404, not 403)", async () => {
       const a = api.as({ project: newProjectId() });
       const b = api.as({ project: newProjectId() });

@@ -241,6 +241,8 @@ export class NetworkService implements ResourceService {
    */
   private async updateDefault(tx: Tx, id: string, isDefault: boolean): Promise<void> {
     if (isDefault) {
+      // Two concurrent requests each making a different network the default would both find none.
+      await this.deps.store.lockKey(tx, 'default-external-network');
       const other = await otherDefaultExternal(this.deps.store, tx, id);
       if (other !== undefined) throw DefaultExternalNetworkExists({ net_id: other });
     }

@@ -35,13 +35,12 @@ export class QosRbac {
   constructor(private readonly deps: CoreDeps) {}
 
   /** `validate_rbac_policy_change`: the policy (looked up as an admin) must be the caller's, or the caller an admin. */
-  private async ownedPolicy(tx: Tx, ctx: RequestContext, policyId: string): Promise<string> {
+  private async requireOwnedPolicy(tx: Tx, ctx: RequestContext, policyId: string): Promise<void> {
     const record = await getQosPolicyRecord(tx, policyId);
     if (!record) throw QosPolicyNotFound({ policy_id: policyId });
     if (!ctx.isAdmin && record.row.project_id !== ctx.projectId) {
       throw InvalidInput({ error_message: 'Only admins can manipulate policies on objects they do not own' });
     }
-    return record.row.project_id;
   }
 
   async create(tx: Tx, ctx: RequestContext, body: CreateBody): Promise<NetworkRbacTable> {
@@ -52,7 +51,7 @@ export class QosRbac {
         `Invalid action '${body.action}' for object type 'qos_policy'. Valid actions: ('${ACCESS_AS_SHARED}',)`,
       );
     }
-    await this.ownedPolicy(tx, ctx, body.object_id);
+    await this.requireOwnedPolicy(tx, ctx, body.object_id);
     await this.deps.quotas.enforce(tx, body.project_id, { rbac_policy: 1 });
     const entries = await qosRbacEntries(tx, body.object_id);
     if (entries.some((e) => e.action === body.action && e.target_project === body.target_tenant)) {
@@ -78,7 +77,7 @@ export class QosRbac {
 
   /** `validate_rbac_policy_update`: moving a share away from a project is withdrawing it, unless to `*`. */
   async retarget(tx: Tx, ctx: RequestContext, row: RbacRow, target: string): Promise<void> {
-    await this.ownedPolicy(tx, ctx, row.object_id);
+    await this.requireOwnedPolicy(tx, ctx, row.object_id);
     if (target !== '*') await this.ensureWithdrawable(tx, row);
     const entries = await qosRbacEntries(tx, row.object_id);
     if (entries.some((e) => e.action === row.action && e.target_project === target)) throw DuplicateRbacPolicy({});
