@@ -7,14 +7,34 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { prepareRequestBody } from '../core/attributes.js';
 import type { RequestContext } from '../core/context.js';
 import { BadRequest, HTTPBadRequest } from '../core/errors.js';
+import type { ListQuery } from '../core/list-query.js';
+import { listsAsTexts, type ListedTexts } from '../core/ports/view-cache.js';
 import type { Precondition, ResourceService, View } from '../core/resource.js';
 import { parseFields, parseListQuery, paginationLinks, type RawQuery } from './query.js';
 import { baseUrl, jsonBody, route, type ApiDeps } from './http.js';
 
 /**
- * Removes what the caller may not see (attributes whose `get_<res>:<attr>` rule fails, judged on
- * the first item as Neutron does) and keeps only the requested `fields`.
+ * The attributes of `sample`'s views the caller gets: those whose `get_<res>:<attr>` rule passes
+ * (judged on the first item, as Neutron does) and, when given, among the requested `fields`.
  */
+function keptKeys(
+  deps: ApiDeps,
+  ctx: RequestContext,
+  service: ResourceService,
+  sample: View,
+  fields: string[] | undefined,
+): string[] {
+  const spec = service.spec;
+  const candidates = Object.keys(sample).filter((k) => spec.attributes[k]?.visible !== false);
+  const readable = deps.authorizer.readableAttributes(ctx, spec.name, sample, candidates);
+  if (!readable.has('project_id') || !readable.has('tenant_id')) {
+    readable.delete('project_id');
+    readable.delete('tenant_id');
+  }
+  return Object.keys(sample).filter((k) => readable.has(k) && (!fields || fields.includes(k)));
+}
+
+/** Removes what the caller may not see and keeps only the requested `fields` (see `keptKeys`). */
 export function renderViews(
   deps: ApiDeps,
   ctx: RequestContext,
@@ -23,22 +43,32 @@ export function renderViews(
   fields: string[] | undefined,
 ): View[] {
   if (views.length === 0) return views;
-  const spec = service.spec;
-  const candidates = Object.keys(views[0]!).filter((k) => spec.attributes[k]?.visible !== false);
-  const readable = deps.authorizer.readableAttributes(ctx, spec.name, views[0]!, candidates);
-  if (!readable.has('project_id') || !readable.has('tenant_id')) {
-    readable.delete('project_id');
-    readable.delete('tenant_id');
-  }
-  const keys = Object.keys(views[0]!);
-  const kept = keys.filter((k) => readable.has(k) && (!fields || fields.includes(k)));
+  const kept = keptKeys(deps, ctx, service, views[0]!, fields);
   // The common case (an admin, no `fields`): nothing to remove, so no copies.
-  if (kept.length === keys.length) return views;
+  if (kept.length === Object.keys(views[0]!).length) return views;
   return views.map((view) => {
     const out: View = {};
     for (const key of kept) out[key] = view[key];
     return out;
   });
+}
+
+/**
+ * The list as whole views' cached JSON texts, when the service offers them for this caller and
+ * the caller sees every attribute (no `fields`, nothing hidden by policy); else undefined.
+ */
+async function listedTexts(
+  deps: ApiDeps,
+  ctx: RequestContext,
+  service: ResourceService,
+  list: ListQuery,
+  fields: string[] | undefined,
+): Promise<ListedTexts | undefined> {
+  if (fields || !listsAsTexts(service)) return undefined;
+  const listed = await service.listTexts(ctx, list);
+  if (!listed || listed.texts.length === 0) return listed;
+  const sample = JSON.parse(listed.texts[0]!) as View;
+  return keptKeys(deps, ctx, service, sample, undefined).length === Object.keys(sample).length ? listed : undefined;
 }
 
 /**
@@ -81,14 +111,29 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
   const fieldsOf = (q: RawQuery) => parseFields(q, PECAN_COLLECTIONS.has(spec.path));
 
   route(app, collectionUrl, {
-    GET: async (request) => {
+    GET: async (request, reply) => {
       const q = query(request);
       const list = parseListQuery(spec, q, { maxLimit });
+      const path = request.url.split('?')[0]!;
+      const texts = await listedTexts(deps, request.ctx, service, list, fieldsOf(q));
+      if (texts) {
+        // The same bytes JSON.stringify would write for the body below.
+        const links = paginationLinks(
+          baseUrl(request),
+          path,
+          q,
+          list,
+          texts.ids.map((id) => ({ id })),
+        );
+        const tail = links.length ? `,${JSON.stringify(`${spec.collection}_links`)}:${JSON.stringify(links)}}` : '}';
+        reply.header('content-type', 'application/json');
+        return `{${JSON.stringify(spec.collection)}:[${texts.texts.join(',')}]${tail}`;
+      }
       const views = await service.list(request.ctx, list);
       const body: Record<string, unknown> = {
         [spec.collection]: renderViews(deps, request.ctx, service, views, fieldsOf(q)),
       };
-      const links = paginationLinks(baseUrl(request), request.url.split('?')[0]!, q, list, views);
+      const links = paginationLinks(baseUrl(request), path, q, list, views);
       if (links.length) body[`${spec.collection}_links`] = links;
       return body;
     },

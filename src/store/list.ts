@@ -6,7 +6,7 @@
  * which need a subquery. Everything Neutron-specific about parsing stays in `api/`; everything
  * about visibility stays with the caller, which passes it in as `scope`.
  */
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type AliasedRawBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { ListQuery, SortKey } from '../core/list-query.js';
 import type { Store } from './database.js';
 import type { Schema } from './schema.js';
@@ -159,13 +159,15 @@ function below(column: ListColumn, value: unknown): Condition {
 
 /**
  * Runs the list: the table's rows that match `scope`, the filters and the page, in order. The
- * caller loads their children (fixed IPs, tags, ...) by id.
+ * caller loads their children (fixed IPs, tags, ...) by id. `columns` (expressions with their
+ * aliases) reads less than the whole row, e.g. only the ids and revisions of a cached view.
  */
 export async function listRows<Row>(
   env: FilterEnv,
   table: ListTable,
   query: ListQuery,
   scope: Condition,
+  columns?: readonly AliasedRawBuilder<unknown, string>[],
 ): Promise<{ rows: Row[]; markerFound: boolean }> {
   const { store } = env;
   const conditions = [scope, ...filterConditions(table, query, env)];
@@ -179,10 +181,11 @@ export async function listRows<Row>(
     if (!markerRow) return { markerFound: false, rows: [] };
     conditions.push(afterMarker(table, sorts, markerRow, reverse));
   }
-  let qb = store.db
-    .selectFrom(table.table as 'networks')
-    .selectAll(table.table as 'networks')
-    .where(and(conditions) as RawBuilder<boolean>) as unknown as SelectQueryBuilder<Schema, 'networks', Row>;
+  const from = store.db.selectFrom(table.table as 'networks');
+  const selected = (columns
+    ? from.select(columns)
+    : from.selectAll(table.table as 'networks')) as unknown as SelectQueryBuilder<Schema, 'networks', Row>;
+  let qb = selected.where(and(conditions) as RawBuilder<boolean>);
   for (const s of sorts) {
     const column = table.columns[s.key]!;
     const ascending = s.ascending !== reverse;

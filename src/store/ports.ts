@@ -306,6 +306,48 @@ export async function listPortRecords(
   return { records: assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where)), markerFound };
 }
 
+/**
+ * What decides a port's whole view (see core/ports/view-cache.ts): its revision, bumped by every
+ * change of the port's row and children, and its network's QoS policy, which the view shows but
+ * whose change does not bump the port.
+ */
+export interface PortVersion {
+  readonly id: string;
+  readonly revision_number: number;
+  readonly net_qos: string | null;
+}
+
+const VERSION_COLUMNS = [
+  sql<string>`ports.id`.as('id'),
+  sql<number>`ports.revision_number`.as('revision_number'),
+  sql<string | null>`(select q.policy_id from qos_network_policy_bindings q where q.network_id = ports.network_id)`.as(
+    'net_qos',
+  ),
+];
+
+/** The list's ports (scope, filters, sorting and page as `listPortRecords`), only their versions. */
+export async function listPortVersions(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<{ versions: PortVersion[]; markerFound: boolean }> {
+  const { rows, markerFound } = await listRows<PortVersion>(env, PORTS_TABLE, query, scope, VERSION_COLUMNS);
+  // MySQL's drivers may answer an integer column as a string; the cache compares numbers.
+  return { versions: rows.map((r) => ({ ...r, revision_number: Number(r.revision_number) })), markerFound };
+}
+
+/**
+ * The records of these ports (any order; gone ones left out). The rows are read before their
+ * children, so a record never has an older child than its row's revision: a view built from it is
+ * at least as new as the revision it is cached under.
+ */
+export async function getPortRecords(db: Db, ids: readonly string[]): Promise<PortRecord[]> {
+  const rows: PortTable[] = [];
+  for (const part of chunks(ids))
+    rows.push(...(await db.selectFrom('ports').selectAll().where('id', 'in', part).execute()));
+  return loadPortRecords(db, rows);
+}
+
 const portRowById = preparedRead((db, param) => db.selectFrom('ports').selectAll().where('id', '=', param(0)));
 
 export async function getPortRow(db: Db, id: string): Promise<PortTable | undefined> {

@@ -114,6 +114,100 @@ for (const backend of BACKENDS) {
       assert.deepEqual(paged, whole.ports);
     });
 
+    /**
+     * An admin's list is answered from cached views (core/ports/view-cache.ts): after each kind of
+     * change, it must equal the ports' shows and the uncached list (the same list with `fields`
+     * naming every attribute, which builds the views afresh), whole and paged.
+     */
+    async function assertAdminListFresh(label: string, touched: readonly string[]) {
+      const url = `/v2.0/ports?network_id=${network.id}`;
+      const listed = ((await api.admin.get(url)).body as { ports: Item[] }).ports;
+      const fields = Object.keys(listed[0]!)
+        .map((f) => `fields=${encodeURIComponent(f)}`)
+        .join('&');
+      const uncached = ((await api.admin.get(`${url}&${fields}`)).body as { ports: Item[] }).ports;
+      assert.deepEqual(listed, uncached, label);
+      const page = (
+        (await api.admin.get(`${url}&limit=20&marker=${listed[9]!.id as string}`)).body as { ports: Item[] }
+      ).ports;
+      assert.deepEqual(page, listed.slice(10, 30), `${label}: a page`);
+      for (const id of touched) {
+        const show = ((await api.admin.get(`/v2.0/ports/${id}`)).body as { port: Item }).port;
+        assert.deepEqual(
+          listed.find((p) => p.id === id),
+          show,
+          `${label}: ${id}`,
+        );
+      }
+      return listed;
+    }
+
+    it("an admin's cached list follows every kind of change of a port", async () => {
+      const admin = api.admin;
+      const listed = await assertAdminListFresh('before', []);
+      const [a, b, c, d] = listed.filter((p) => p.device_owner === '').map((p) => p.id as string);
+      const change = async (id: string, port: Item) => {
+        const r = await admin.put(`/v2.0/ports/${id!}`, { port });
+        assert.equal(r.status, 200, r.text);
+      };
+      await change(a!, { name: 'renamed', description: 'd', admin_state_up: false });
+      await assertAdminListFresh('name, description, admin_state_up', [a!]);
+      await change(a!, { fixed_ips: [{ subnet_id: subnet.id }, { subnet_id: subnet.id }] });
+      await assertAdminListFresh('fixed_ips', [a!]);
+      await change(b!, { 'binding:host_id': 'host-1' });
+      await assertAdminListFresh('binding', [b!]);
+      await change(b!, { security_groups: [] });
+      await assertAdminListFresh('security_groups', [b!]);
+      await change(c!, { port_security_enabled: false, allowed_address_pairs: [], security_groups: [] });
+      await change(c!, { extra_dhcp_opts: [{ opt_name: 'mtu', opt_value: '1400' }], dns_name: 'host-c' });
+      await assertAdminListFresh('port security, address pairs, extra DHCP options, DNS name', [c!]);
+      await change(d!, { allowed_address_pairs: [{ ip_address: '10.63.0.1' }] });
+      assert.equal((await admin.put(`/v2.0/ports/${d!}/tags/late`, undefined)).status, 201);
+      await assertAdminListFresh('address pairs, tag added', [d!]);
+      assert.equal((await admin.delete(`/v2.0/ports/${d!}/tags/late`)).status, 204);
+      await assertAdminListFresh('tag removed', [d!]);
+
+      const policy = await admin.post('/v2.0/qos/policies', { policy: { name: 'port-lists' } });
+      assert.equal(policy.status, 201, policy.text);
+      const policyId = (policy.body as { policy: Item }).policy.id as string;
+      await change(a!, { qos_policy_id: policyId });
+      await assertAdminListFresh('port QoS policy', [a!]);
+      // The network's policy shows on every port without a new port revision.
+      const onNet = await admin.put(`/v2.0/networks/${network.id as string}`, { network: { qos_policy_id: policyId } });
+      assert.equal(onNet.status, 200, onNet.text);
+      const withNetQos = await assertAdminListFresh('network QoS policy', [a!, b!]);
+      assert.ok(withNetQos.every((p) => p.qos_network_policy_id === policyId));
+      await admin.put(`/v2.0/networks/${network.id as string}`, { network: { qos_policy_id: null } });
+      await assertAdminListFresh('network QoS policy removed', [a!, b!]);
+
+      // An auto-address subnet gives every port an address; deleting it takes them back.
+      const v6 = await admin.post('/v2.0/subnets', {
+        subnet: {
+          network_id: network.id,
+          ip_version: 6,
+          cidr: 'fd00:60::/64',
+          ipv6_address_mode: 'slaac',
+          ipv6_ra_mode: 'slaac',
+        },
+      });
+      assert.equal(v6.status, 201, v6.text);
+      const v6Id = (v6.body as { subnet: Item }).subnet.id as string;
+      const withV6 = await assertAdminListFresh('auto-address subnet added', [a!, b!, c!]);
+      assert.ok(withV6.some((p) => (p.fixed_ips as Item[]).some((f) => f.subnet_id === v6Id)));
+      assert.equal((await admin.delete(`/v2.0/subnets/${v6Id}`)).status, 204);
+      const withoutV6 = await assertAdminListFresh('auto-address subnet deleted', [a!, b!, c!]);
+      assert.ok(withoutV6.every((p) => (p.fixed_ips as Item[]).every((f) => f.subnet_id !== v6Id)));
+
+      assert.equal((await admin.delete(`/v2.0/ports/${c!}`)).status, 204);
+      const afterDelete = await assertAdminListFresh('port deleted', [a!]);
+      assert.ok(!afterDelete.some((p) => p.id === c));
+      // The member's own list (never cached) agrees with the shows too.
+      for (const id of [a!, b!]) {
+        const mine = ((await client.get(`/v2.0/ports?id=${id}`)).body as { ports: Item[] }).ports;
+        assert.deepEqual(mine, [((await client.get(`/v2.0/ports/${id}`)).body as { port: Item }).port]);
+      }
+    });
+
     it("another project's member lists none of them", async () => {
       const other = await api.as({ project: newProjectId() }).get('/v2.0/ports');
       assert.equal(other.status, 200);

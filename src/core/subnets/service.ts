@@ -450,6 +450,9 @@ export class SubnetService implements ResourceService {
         releasable.push(allocation.port_id);
       }
       await deleteAllocations(tx, id, releasable);
+      // Their fixed_ips changed: a new revision, as Neutron's port update gives them (and what
+      // tells cached port views apart).
+      await bumpPortRevisions(tx, [...new Set(releasable)], timestamp());
       await deleteRowWithTags(tx, 'subnets', id);
       await bumpNetworkRevision(tx, record.row.network_id, timestamp());
       const event: ResourceContext = {
