@@ -67,7 +67,7 @@ function servedWithoutToken(request: FastifyRequest): boolean {
 
 /** Whether an `Accept` header allows a JSON answer (absent means anything goes). */
 function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
+  if (!accept || accept === 'application/json') return true;
   return accept.split(',').some((range) => {
     const type = range.split(';')[0]!.trim().toLowerCase();
     return type === '*/*' || type === 'application/*' || type === 'application/json';

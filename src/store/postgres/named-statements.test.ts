@@ -41,8 +41,15 @@ describe('named statements on PostgreSQL', () => {
     const store = await openStore(url, { poolSize: 1 });
     cleanups.push(() => store.close());
     await sql`create table probe (id text primary key)`.execute(store.db);
-    await store.db.insertInto('probe' as never).values({ id: 'a' } as never).execute();
-    const read = () => store.db.selectFrom('probe' as never).selectAll().execute();
+    await store.db
+      .insertInto('probe' as never)
+      .values({ id: 'a' } as never)
+      .execute();
+    const read = () =>
+      store.db
+        .selectFrom('probe' as never)
+        .selectAll()
+        .execute();
     assert.deepEqual(await read(), [{ id: 'a' }]);
     assert.deepEqual(await read(), [{ id: 'a' }], 'the second run binds the prepared statement');
     // What another replica's migration does: the prepared `select *` now has a column more.
@@ -51,7 +58,10 @@ describe('named statements on PostgreSQL', () => {
     await other.close();
     assert.deepEqual(await read(), [{ id: 'a', extra: null }]);
     const inTransaction = await store.transaction(async (tx) =>
-      tx.selectFrom('probe' as never).selectAll().execute(),
+      tx
+        .selectFrom('probe' as never)
+        .selectAll()
+        .execute(),
     );
     assert.deepEqual(inTransaction, [{ id: 'a', extra: null }]);
   });

@@ -21,7 +21,9 @@ const SELECT = /^\s*select\b/i;
 export function isStalePreparedStatement(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   return (
-    e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type')
+    e?.code === '0A000' &&
+    typeof e.message === 'string' &&
+    e.message.includes('cached plan must not change result type')
   );
 }
 
