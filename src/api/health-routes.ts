@@ -23,7 +23,9 @@ export const READINESS_PATH = '/readyz';
 
 /** Whether a request is for one of the health endpoints (served without a token, logged at debug). */
 export const isHealthPath = (url: string | undefined): boolean => {
-  const path = url?.split('?')[0];
+  // Every request asks: most are answered by the first test, without splitting the URL.
+  if (url === undefined || (!url.startsWith(HEALTHCHECK_PATH) && !url.startsWith(READINESS_PATH))) return false;
+  const path = url.split('?')[0];
   return path === HEALTHCHECK_PATH || path === READINESS_PATH;
 };
 

@@ -8,7 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type HookHandlerDoneFunction,
+} from 'fastify';
 import { Counter, Histogram } from 'prom-client';
 import { makeContext, type RequestContext } from '../core/context.js';
 import { HTTPNotFound, httpError, NeutronError } from '../core/errors.js';
@@ -18,6 +25,7 @@ import { AuthenticationFailure } from '../auth/failures.js';
 import { redactingLogger } from '../auth/log-redaction.js';
 import { errorBody, sendError } from './errors.js';
 import { route, type ApiDeps } from './http.js';
+import { accessLine, lazyChildLoggerFactory, logAccessLine } from './request-log.js';
 import { decodeBody, refuseNulInUrl } from './input-guard.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTagRoutes } from './tag-routes.js';
@@ -36,6 +44,9 @@ import { registerWebRoutes } from '../web/routes.js';
 import { isHealthPath, registerHealthRoutes } from './health-routes.js';
 
 export type { ApiDeps } from './http.js';
+
+/** The request id's name in log lines. */
+const REQUEST_ID_LABEL = 'request_id';
 
 /** Prometheus metrics (text format); outside the Neutron API's JSON conventions. */
 const METRICS_PATH = '/metrics';
@@ -56,7 +67,7 @@ function servedWithoutToken(request: FastifyRequest): boolean {
 
 /** Whether an `Accept` header allows a JSON answer (absent means anything goes). */
 function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
+  if (!accept || accept === 'application/json') return true;
   return accept.split(',').some((range) => {
     const type = range.split(';')[0]!.trim().toLowerCase();
     return type === '*/*' || type === 'application/*' || type === 'application/json';
@@ -114,6 +125,30 @@ function httpServerLimits(http: HttpConfig) {
   };
 }
 
+/** What every request must pass once its caller is known: no NUL in the URL, an `Accept` allowing JSON. */
+function checkRequest(request: FastifyRequest, done: HookHandlerDoneFunction): void {
+  try {
+    refuseNulInUrl(request.url);
+    const ownAcceptRules = request.url === METRICS_PATH || isWebPath(request.url) || isHealthPath(request.url);
+    if (!ownAcceptRules && !acceptsJson(request.headers.accept)) {
+      throw httpError(
+        'HTTPNotAcceptable',
+        'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+      );
+    }
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
+}
+
+/** Answers an `AuthenticationFailure` with its own status, headers and body; passes anything else on. */
+function authenticationFailed(reply: FastifyReply, error: unknown, done: HookHandlerDoneFunction): void {
+  if (!(error instanceof AuthenticationFailure)) return done(error as Error);
+  // Answered here: the request goes no further (done is not called).
+  void reply.code(error.status).headers(error.headers).type('application/json').send(error.body);
+}
+
 export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const logger = redactingLogger(deps.logger);
@@ -121,7 +156,8 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Our own one-line access log below replaces fastify's two lines per request.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LABEL }),
+    childLoggerFactory: lazyChildLoggerFactory,
     genReqId: () => `req-${randomUUID()}`,
     bodyLimit: config.max_request_body_size,
     ...httpServerLimits(config.http),
@@ -164,27 +200,32 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks take callbacks rather than being async: every request runs them, and a promise per
+  // hook is measurable on a port show.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-openstack-request-id', request.id);
     // As in Neutron, where keystonemiddleware runs first, a missing token is answered before anything else.
     if (authenticator.requiresCredentials && servedWithoutToken(request)) {
       request.ctx = makeContext({ requestId: request.id, roles: [] });
-    } else {
-      try {
-        request.ctx = await authenticator.authenticate(request.headers, request.id);
-      } catch (error) {
-        if (!(error instanceof AuthenticationFailure)) throw error;
-        return reply.code(error.status).headers(error.headers).type('application/json').send(error.body);
-      }
+      return checkRequest(request, done);
     }
-    refuseNulInUrl(request.url);
-    const ownAcceptRules = request.url === METRICS_PATH || isWebPath(request.url) || isHealthPath(request.url);
-    if (!ownAcceptRules && !acceptsJson(request.headers.accept)) {
-      throw httpError(
-        'HTTPNotAcceptable',
-        'The server could not comply with the request since it is either malformed or otherwise incorrect.',
-      );
+    let ctx: RequestContext | Promise<RequestContext>;
+    try {
+      ctx = authenticator.authenticate(request.headers, request.id);
+    } catch (error) {
+      return authenticationFailed(reply, error, done);
     }
+    if (!(ctx instanceof Promise)) {
+      request.ctx = ctx;
+      return checkRequest(request, done);
+    }
+    ctx.then(
+      (resolved) => {
+        request.ctx = resolved;
+        checkRequest(request, done);
+      },
+      (error: unknown) => authenticationFailed(reply, error, done),
+    );
   });
   if (authenticator.warmUp) {
     const warmUp = authenticator.warmUp.bind(authenticator);
@@ -192,11 +233,12 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     app.addHook('onReady', async () => void warmUp());
   }
   // Neutron answers `application/json` without a charset; some clients compare the header.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type !== 'application/json' && type.startsWith('application/json')) {
       reply.header('content-type', 'application/json');
     }
-    return payload;
+    done(null, payload);
   });
   const requestSeconds = new Histogram({
     name: 'octonet_api_request_seconds',
@@ -205,25 +247,17 @@ export async function createApiServer(deps: ApiDeps): Promise<FastifyInstance> {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [deps.metrics],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
+    const routeUrl = request.routeOptions.url;
     requestSeconds.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode },
+      { method: request.method, route: routeUrl ?? 'unknown', status: reply.statusCode },
       reply.elapsedTime / 1000,
     );
     // One line per request; headers (tokens) are never logged. Probes every few seconds are not news.
-    const log = isHealthPath(request.routeOptions.url) ? request.log.debug : request.log.info;
-    log.call(
-      request.log,
-      {
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        project: request.ctx?.projectId,
-        user: request.ctx?.userId,
-      },
-      'request',
+    logAccessLine(request, isHealthPath(routeUrl) ? 'debug' : 'info', REQUEST_ID_LABEL, () =>
+      accessLine(request, reply),
     );
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));

@@ -143,6 +143,14 @@ function explicitOnCreate(_name: string, attr: AttributeSpec, value: unknown): b
   return !('default' in attr) || !jsonEqual(value, attr.default);
 }
 
+/** `get_<resource>:<attribute>` by resource and attribute, built once: every shown item asks for them. */
+const READ_RULE_NAMES = new Map<string, Map<string, string>>();
+function readRuleNames(resource: string): Map<string, string> {
+  let names = READ_RULE_NAMES.get(resource);
+  if (!names) READ_RULE_NAMES.set(resource, (names = new Map()));
+  return names;
+}
+
 export function createPolicyAuthorizer(overrides?: PolicyOverrideSource): Authorizer & {
   readableAttributes(
     ctx: RequestContext,
@@ -193,8 +201,10 @@ export function createPolicyAuthorizer(overrides?: PolicyOverrideSource): Author
      */
     readableAttributes(ctx: RequestContext, resource: string, sample: PolicyTarget, attributes: readonly string[]) {
       const readable = new Set<string>();
+      const rules = readRuleNames(resource);
       for (const name of attributes) {
-        const rule = `get_${resource}:${name}`;
+        let rule = rules.get(name);
+        if (rule === undefined) rules.set(name, (rule = `get_${resource}:${name}`));
         if ((!POLICY_RULES[rule] && !overridden(rule)) || ruleFor(rule)(ctx, sample)) readable.add(name);
       }
       return readable;

@@ -14,6 +14,7 @@ import { PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from
 import pg from 'pg';
 import type { StoreDialect } from '../dialect.js';
 import { classifyPostgresError } from './errors.js';
+import { isStalePreparedStatement, StatementNames } from './named-statements.js';
 
 // Bigint columns (COUNT(*)) come back as strings by default; every count here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
@@ -38,6 +39,10 @@ export interface PostgresPoolOptions {
  */
 const CLIENT_TIMEOUT_SLACK_MS = 1000;
 
+/** Kysely's transaction statements, to know whether a failed read aborted a transaction. */
+const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
+const TRANSACTION_END = /^\s*(commit|rollback)\s*$/i;
+
 /** ROLLBACK failing means the connection is in an unknown transaction state: not reusable. */
 const ROLLBACK = /^\s*rollback\b/i;
 
@@ -48,15 +53,34 @@ const ROLLBACK = /^\s*rollback\b/i;
  */
 function discardingBrokenConnections(pool: pg.Pool): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const names = new StatementNames();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let broken = false;
+    // A statement of this connection was prepared against older columns: it sends nothing named
+    // any more and is closed on release, so the pool's next connection prepares afresh.
+    let stale = false;
+    let inTransaction = false;
+    const run = (text: string, parameters: readonly unknown[]) => {
+      const name = stale ? undefined : names.nameOf(text);
+      const values = parameters as unknown[];
+      return name ? client.query({ name, text, values }) : client.query(text, values);
+    };
     const query = async (text: string, parameters: readonly unknown[]) => {
       // After a client-side timeout the old statement may still occupy the connection: the
       // ROLLBACK that follows would wait out a second timeout behind it. Fail it at once.
       if (broken) throw new Error('Client has encountered a connection error and is not queryable');
       try {
-        return await client.query(text, parameters as unknown[]);
+        const result = await run(text, parameters);
+        if (TRANSACTION_START.test(text)) inTransaction = true;
+        else if (TRANSACTION_END.test(text)) inTransaction = false;
+        return result;
       } catch (error) {
+        if (TRANSACTION_END.test(text)) inTransaction = false;
+        if (!stale && isStalePreparedStatement(error)) {
+          stale = true;
+          // Outside a transaction nothing was aborted: the same read, unnamed, answers now.
+          if (!inTransaction) return await query(text, parameters);
+        }
         if (classifyPostgresError(error)?.kind === 'connection-lost' || ROLLBACK.test(text)) broken = true;
         throw error;
       }
@@ -64,7 +88,7 @@ function discardingBrokenConnections(pool: pg.Pool): PostgresPool {
     return {
       // Kysely passes a cursor only when configured with one; octonet never is.
       query: query as unknown as PostgresPoolClient['query'],
-      release: () => client.release(broken || undefined),
+      release: () => client.release(broken || stale || undefined),
     };
   };
   return {
