@@ -8,7 +8,7 @@ import { prepareRequestBody } from '../core/attributes.js';
 import type { RequestContext } from '../core/context.js';
 import { BadRequest, HTTPBadRequest } from '../core/errors.js';
 import type { ListQuery } from '../core/list-query.js';
-import { listsAsTexts, type ListedTexts } from '../core/ports/view-cache.js';
+import { listsAsTexts, showsAsText, type ListedTexts } from '../core/ports/view-cache.js';
 import type { Precondition, ResourceService, View } from '../core/resource.js';
 import { parseFields, parseListQuery, paginationLinks, type RawQuery } from './query.js';
 import { baseUrl, jsonBody, route, type ApiDeps } from './http.js';
@@ -69,6 +69,24 @@ async function listedTexts(
   if (!listed || listed.texts.length === 0) return listed;
   const sample = JSON.parse(listed.texts[0]!) as View;
   return keptKeys(deps, ctx, service, sample, undefined).length === Object.keys(sample).length ? listed : undefined;
+}
+
+/**
+ * The show as the whole view's cached JSON text, when the service offers it for this caller and
+ * the caller sees every attribute of it (no `fields`, nothing hidden by policy); else undefined.
+ */
+async function shownText(
+  deps: ApiDeps,
+  ctx: RequestContext,
+  service: ResourceService,
+  id: string,
+  fields: string[] | undefined,
+): Promise<string | undefined> {
+  if (fields || !showsAsText(service)) return undefined;
+  const text = await service.showText(ctx, id);
+  if (text === undefined) return undefined;
+  const view = JSON.parse(text) as View;
+  return keptKeys(deps, ctx, service, view, undefined).length === Object.keys(view).length ? text : undefined;
 }
 
 /**
@@ -159,9 +177,15 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
   });
 
   route(app, memberUrl, {
-    GET: async (request) => {
+    GET: async (request, reply) => {
       const q = query(request);
       parseListQuery(spec, q, { maxLimit }); // validated, as Neutron does, though a show ignores filters
+      const text = await shownText(deps, request.ctx, service, idOf(request), fieldsOf(q));
+      if (text !== undefined) {
+        // The same bytes JSON.stringify would write for the body below.
+        reply.header('content-type', 'application/json');
+        return `{${JSON.stringify(spec.name)}:${text}}`;
+      }
       const view = await service.show(request.ctx, idOf(request));
       return { [spec.name]: renderViews(deps, request.ctx, service, [view], fieldsOf(q))[0] };
     },

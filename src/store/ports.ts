@@ -336,6 +336,16 @@ export async function listPortVersions(
   return { versions: rows.map((r) => ({ ...r, revision_number: Number(r.revision_number) })), markerFound };
 }
 
+const portVersionById = preparedRead((db, param) =>
+  db.selectFrom('ports').select(VERSION_COLUMNS).where('ports.id', '=', param(0)),
+);
+
+/** One port's version (see `listPortVersions`), or undefined if there is no such port. */
+export async function getPortVersion(db: Db, id: string): Promise<PortVersion | undefined> {
+  const row = (await portVersionById(db, id))[0] as PortVersion | undefined;
+  return row && { ...row, revision_number: Number(row.revision_number) };
+}
+
 /**
  * The records of these ports (any order; gone ones left out). The rows are read before their
  * children, so a record never has an older child than its row's revision: a view built from it is

@@ -85,6 +85,15 @@ export interface ListsAsTexts {
   listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined>;
 }
 
+/** A service that can answer some shows as a text (undefined: not this caller). */
+export interface ShowsAsText {
+  showText(ctx: RequestContext, id: string): Promise<string | undefined>;
+}
+
+export function showsAsText(service: object): service is ShowsAsText {
+  return typeof (service as Partial<ShowsAsText>).showText === 'function';
+}
+
 export function listsAsTexts(service: object): service is ListsAsTexts {
   return typeof (service as Partial<ListsAsTexts>).listTexts === 'function';
 }
