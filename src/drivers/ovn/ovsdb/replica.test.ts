@@ -267,4 +267,29 @@ describe('Replica', () => {
     assert.equal(replica.get('Logical_Switch', SW)!.ports.length, 2000);
     assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(1999))?._uuid, SW);
   });
+
+  it('follows a value many rows share as they come and go one by one', () => {
+    const replica = replicaWithPort();
+    const uuid = (i: number) => `30000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const holding = () =>
+      replica
+        .findBy('Logical_Switch_Port', 'addresses', 'shared')
+        .map((row) => row._uuid)
+        .sort();
+    const expected: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      replica.applyUpdate2({ Logical_Switch_Port: { [uuid(i)]: { insert: { name: `m${i}`, addresses: 'shared' } } } });
+      expected.push(uuid(i));
+      assert.deepEqual(holding(), expected);
+    }
+    for (let i = 0; i < 20; i++) {
+      replica.applyUpdate2({ Logical_Switch_Port: { [uuid(i)]: { delete: null } } });
+      expected.shift();
+      assert.deepEqual(holding(), expected);
+    }
+    assert.deepEqual(
+      replica.findBy('Logical_Switch_Port', 'addresses', 'a').map((row) => row._uuid),
+      [P1],
+    );
+  });
 });

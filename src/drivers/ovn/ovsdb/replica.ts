@@ -44,8 +44,14 @@ export type ReplicaView<T extends TableRowTypes = DefaultTables> = Pick<
 >;
 
 type Rows = Map<string, GenericRow>;
-/** Column value → the uuid of the one row holding it, or the uuids of several. */
-type ColumnIndex = Map<AtomValue, string | Set<string>>;
+/**
+ * Column value → the uuid of the one row holding it, or the uuids of several: an array while they
+ * are few (a port is in two or three groups), a set beyond.
+ */
+type IndexEntry = string | string[] | Set<string>;
+type ColumnIndex = Map<AtomValue, IndexEntry>;
+/** Uuids an index entry holds in an array before it becomes a set. */
+const SMALL_ENTRY = 8;
 /** What an index is over: a column's values, or the values one key has in a map column. */
 type IndexOf = (row: GenericRow) => readonly AtomValue[];
 
@@ -111,7 +117,7 @@ function indexKeys(value: RowValue | undefined): readonly AtomValue[] {
 }
 
 /** The uuids an index entry holds. */
-function entryUuids(entry: string | Set<string> | undefined): Iterable<string> {
+function entryUuids(entry: IndexEntry | undefined): Iterable<string> {
   return entry === undefined ? [] : typeof entry === 'string' ? [entry] : entry;
 }
 
@@ -211,7 +217,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     return this.rowsOf(table, this.mapKeyIndex(table, column, key).get(value));
   }
 
-  private rowsOf(table: string, entry: string | Set<string> | undefined): readonly Row[] {
+  private rowsOf(table: string, entry: IndexEntry | undefined): readonly Row[] {
     if (entry === undefined) return [];
     const rows = this.tables.get(table)!;
     return typeof entry === 'string' ? [rows.get(entry)!] : [...entry].map((uuid) => rows.get(uuid)!);
@@ -432,7 +438,11 @@ function addToIndex(index: ColumnIndex, keys: readonly AtomValue[], uuid: string
     const entry = index.get(key);
     if (entry === undefined) index.set(key, uuid);
     else if (typeof entry === 'string') {
-      if (entry !== uuid) index.set(key, new Set([entry, uuid]));
+      if (entry !== uuid) index.set(key, [entry, uuid]);
+    } else if (Array.isArray(entry)) {
+      if (entry.includes(uuid)) continue;
+      if (entry.length < SMALL_ENTRY) entry.push(uuid);
+      else index.set(key, new Set([...entry, uuid]));
     } else entry.add(uuid);
   }
 }
@@ -440,8 +450,12 @@ function addToIndex(index: ColumnIndex, keys: readonly AtomValue[], uuid: string
 function removeFromIndex(index: ColumnIndex, key: AtomValue, uuid: string): void {
   const entry = index.get(key);
   if (entry === uuid) index.delete(key);
-  else if (typeof entry === 'object') {
+  else if (Array.isArray(entry)) {
+    const at = entry.indexOf(uuid);
+    if (at >= 0) entry.splice(at, 1);
+    if (entry.length === 1) index.set(key, entry[0]!);
+  } else if (typeof entry === 'object') {
     entry.delete(uuid);
-    if (entry.size === 1) index.set(key, entry.values().next().value!);
+    if (entry.size <= SMALL_ENTRY) index.set(key, [...entry]);
   }
 }
