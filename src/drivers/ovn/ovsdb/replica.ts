@@ -11,7 +11,7 @@
  * per row that mentions it), and an index entry holding one row is that row's uuid, not a set.
  */
 import { OvsdbProtocolError, OvsdbSchemaError } from './errors.js';
-import type { BaseType, ColumnSchema, DatabaseSchema, TableSchema } from './schema.js';
+import type { ColumnSchema, DatabaseSchema, TableSchema } from './schema.js';
 import { decodeRow, decodeValue, type AtomValue, type GenericRow, type Row, type RowValue } from './wire.js';
 
 /** Table name → row type; `NbTables` and `SbTables` are the typed ones. */
@@ -133,9 +133,8 @@ const SHARING_MIN_HITS = 0.25;
 
 /**
  * One copy of each string the rows share. uuids that refer to rows are always pooled (a port's
- * uuid is also in its switch's and its groups' `ports`); other strings only while their column
- * (or map key) shows repeats: a device id or a MAC is unique, and pooling it would only add an
- * entry. The pool forgets everything once it holds many more strings than there are rows
+ * uuid is also in its switch's and its groups' `ports`); a map's values only while that key shows
+ * repeats: a project id repeats, a device id is unique, and pooling it would only add an entry. The pool forgets everything once it holds many more strings than there are rows
  * (deleted rows' strings would otherwise stay forever); rows decoded before keep their shared
  * copies, later ones start sharing again.
  */
@@ -152,7 +151,7 @@ class StringPool {
     return value;
   }
 
-  /** A string of `column` (of its map key `key`), pooled while that column's strings repeat. */
+  /** A value of map `column` under `key`, pooled while that key's values repeat. */
   share(column: ColumnSchema, key: string, value: string): string {
     let byKey = this.sharing.get(column);
     if (!byKey) this.sharing.set(column, (byKey = new Map()));
@@ -335,28 +334,28 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     return row as GenericRow;
   }
 
-  /** The value with its strings taken from the pool (a fresh array or record is changed in place). */
+  /**
+   * The value with its strings taken from the pool (a fresh array or record is changed in place):
+   * uuids, and the values of maps (`external_ids` repeat a project, a network, a group per row).
+   * Other string columns (a name, an address) are left alone: they are each row's own.
+   */
   private internValue(column: ColumnSchema, value: RowValue): RowValue {
     if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-    if (typeof value === 'string') return this.atom(column, column.key, '', value);
+    if (typeof value === 'string') return column.key.type === 'uuid' ? this.pool.intern(value) : value;
     if (Array.isArray(value)) {
-      const elements = value as AtomValue[];
-      for (let i = 0; i < elements.length; i++) {
-        const element = elements[i]!;
-        if (typeof element === 'string') elements[i] = this.atom(column, column.key, '', element);
-      }
+      if (column.key.type !== 'uuid') return value;
+      const elements = value as string[];
+      for (let i = 0; i < elements.length; i++) elements[i] = this.pool.intern(elements[i]!);
       return elements;
     }
     const record = value as Record<string, AtomValue>;
+    const uuids = column.value!.type === 'uuid';
     for (const key in record) {
       const element = record[key]!;
-      if (typeof element === 'string') record[key] = this.atom(column, column.value!, key, element);
+      if (typeof element === 'string')
+        record[key] = uuids ? this.pool.intern(element) : this.pool.share(column, key, element);
     }
     return record;
-  }
-
-  private atom(column: ColumnSchema, base: BaseType, key: string, value: string): string {
-    return base.type === 'uuid' ? this.pool.intern(value) : this.pool.share(column, key, value);
   }
 
   private applyRowDiff(table: TableSchema, old: GenericRow, diff: Record<string, unknown>): GenericRow {

@@ -1,0 +1,291 @@
+/**
+ * The in-memory copy of the monitored tables: applies `update2` notifications (ovsdb-server(7)
+ * §4.1.14) row by row, swaps in a fresh snapshot after a reconnect while reporting exactly the
+ * rows that changed meanwhile, and keeps the per-column indexes callers ask for.
+ *
+ * Rows are immutable: a change builds a new row object, so the `old` row of a change event stays
+ * valid. This module owns replica state; it never talks to a server.
+ */
+import { OvsdbProtocolError, OvsdbSchemaError } from './errors.js';
+import type { ColumnSchema, DatabaseSchema, TableSchema } from './schema.js';
+import { decodeRow, decodeValue, type AtomValue, type GenericRow, type Row, type RowValue } from './wire.js';
+
+/** Table name → row type; `NbTables` and `SbTables` are the typed ones. */
+export type TableRowTypes = { [table: string]: Row };
+export type DefaultTables = Record<string, GenericRow>;
+export type TableName<T extends TableRowTypes> = keyof T & string;
+export type ColumnName<R> = Exclude<keyof R, '_uuid'> & string;
+
+export type ChangeKind = 'insert' | 'modify' | 'delete';
+
+interface TableRowChange<K extends string, R> {
+  readonly table: K;
+  readonly uuid: string;
+  readonly kind: ChangeKind;
+  /** The row after the change; absent for a delete. */
+  readonly row?: R;
+  /** The row before the change; absent for an insert. */
+  readonly old?: R;
+}
+
+/** One row-level change; with typed tables, narrowing on `table` types `row` and `old`. */
+export type RowChange<T extends TableRowTypes = DefaultTables> = {
+  [K in TableName<T>]: TableRowChange<K, T[K]>;
+}[TableName<T>];
+
+/** What callers may do with a replica: read. */
+export type ReplicaView<T extends TableRowTypes = DefaultTables> = Pick<
+  Replica<T>,
+  'table' | 'get' | 'findBy' | 'findOne' | 'counts'
+>;
+
+type Rows = Map<string, GenericRow>;
+/** Column value → uuids of the rows holding it. */
+type ColumnIndex = Map<AtomValue, Set<string>>;
+
+/** Which columns of which tables a replica holds, as resolved against the server's schema. */
+export type MonitoredColumns = ReadonlyMap<string, readonly string[]>;
+
+const NO_ROWS: ReadonlyMap<string, GenericRow> = new Map();
+
+function setsEqual(a: readonly AtomValue[], b: readonly AtomValue[]): boolean {
+  if (a.length !== b.length) return false;
+  const elements = new Set(a);
+  return b.every((element) => elements.has(element));
+}
+
+export function valuesEqual(a: RowValue | undefined, b: RowValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && setsEqual(a as AtomValue[], b as AtomValue[]);
+  }
+  const aKeys = Object.keys(a);
+  const bRecord = b as Record<string, AtomValue>;
+  return (
+    aKeys.length === Object.keys(b).length &&
+    aKeys.every((key) => (a as Record<string, AtomValue>)[key] === bRecord[key])
+  );
+}
+
+export function rowsEqual(a: GenericRow, b: GenericRow): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => valuesEqual(a[key], b[key]));
+}
+
+/**
+ * Applies a `modify` row diff. Columns holding at most one value carry the new value; sets carry
+ * the elements to toggle; maps carry pairs to insert (new key), delete (same value) or replace.
+ * ovsdb's own IDL decides the same way (`Datum.diff` in python-ovs): toggle when the column may
+ * hold several values or was empty, otherwise take the new value.
+ */
+function applyColumnDiff(column: ColumnSchema, old: RowValue | undefined, diff: unknown): RowValue {
+  if (column.kind === 'set') {
+    // Built from the few toggled elements, not from the old set: a port group holding every port
+    // (100,000 of them) gains one member per port created, and a set of the old members each time
+    // made every create cost as much as all the ports before it.
+    const toggled = new Set(decodeValue(column, diff) as AtomValue[]);
+    const kept = (old as readonly AtomValue[]).filter((element) => !toggled.delete(element));
+    return toggled.size > 0 ? [...kept, ...toggled] : kept;
+  }
+  if (column.kind === 'map') {
+    const entries = { ...(old as Record<string, AtomValue>) };
+    for (const [key, value] of Object.entries(decodeValue(column, diff) as Record<string, AtomValue>)) {
+      if (key in entries && entries[key] === value) delete entries[key];
+      else entries[key] = value;
+    }
+    return entries;
+  }
+  return decodeValue(column, diff);
+}
+
+function indexKeys(value: RowValue | undefined): readonly AtomValue[] {
+  if (value === null || value === undefined) return [];
+  return Array.isArray(value) ? (value as AtomValue[]) : [value as AtomValue];
+}
+
+export class Replica<T extends TableRowTypes = DefaultTables> {
+  private tables = new Map<string, Rows>();
+  private schema: DatabaseSchema | undefined;
+  private monitored: MonitoredColumns = new Map();
+  /** table → column → index, for the columns someone asked `findBy` about. */
+  private readonly indexes = new Map<string, Map<string, ColumnIndex>>();
+
+  /** The rows of a table by uuid; an empty map for a table that is not monitored. */
+  table<K extends TableName<T>>(name: K): ReadonlyMap<string, T[K]>;
+  table<R extends Row = GenericRow>(name: string): ReadonlyMap<string, R>;
+  table(name: string): ReadonlyMap<string, Row> {
+    return this.tables.get(name) ?? NO_ROWS;
+  }
+
+  get<K extends TableName<T>>(table: K, uuid: string): T[K] | undefined;
+  get<R extends Row = GenericRow>(table: string, uuid: string): R | undefined;
+  get(table: string, uuid: string): Row | undefined {
+    return this.tables.get(table)?.get(uuid);
+  }
+
+  /**
+   * Rows whose `column` holds `value` (for a set column: contains it), through an index built on
+   * the first call for that column and kept up to date from then on.
+   */
+  findBy<K extends TableName<T>>(table: K, column: ColumnName<T[K]>, value: AtomValue): readonly T[K][];
+  findBy<R extends Row = GenericRow>(table: string, column: string, value: AtomValue): readonly R[];
+  findBy(table: string, column: string, value: AtomValue): readonly Row[] {
+    const uuids = this.columnIndex(table, column).get(value);
+    if (!uuids) return [];
+    const rows = this.tables.get(table)!;
+    return [...uuids].map((uuid) => rows.get(uuid)!);
+  }
+
+  /** The first row `findBy` returns, for columns the schema keeps unique (e.g. `name`). */
+  findOne<K extends TableName<T>>(table: K, column: ColumnName<T[K]>, value: AtomValue): T[K] | undefined;
+  findOne<R extends Row = GenericRow>(table: string, column: string, value: AtomValue): R | undefined;
+  findOne(table: string, column: string, value: AtomValue): Row | undefined {
+    const uuids = this.columnIndex(table, column).get(value);
+    if (!uuids) return undefined;
+    for (const uuid of uuids) return this.tables.get(table)!.get(uuid);
+    return undefined;
+  }
+
+  /** Row count per table (for logs and tests). */
+  counts(): Record<string, number> {
+    return Object.fromEntries([...this.tables].map(([name, rows]) => [name, rows.size]));
+  }
+
+  /**
+   * Replaces the whole content with a snapshot (the `initial` rows of a monitor reply) and returns
+   * the changes between the two: rows that vanished, appeared, or differ. Unchanged rows keep their
+   * old objects, so references callers hold stay valid.
+   */
+  replace(schema: DatabaseSchema, monitored: MonitoredColumns, snapshot: unknown): RowChange<T>[] {
+    const fresh = new Map<string, Rows>();
+    for (const name of monitored.keys()) fresh.set(name, new Map());
+    this.schema = schema;
+    this.monitored = monitored;
+    this.forEachRowUpdate(snapshot, (table, uuid, update) => {
+      const row = update.initial ?? update.insert;
+      if (row === undefined) throw new OvsdbProtocolError(`monitor reply row ${uuid} is not initial`);
+      fresh.get(table.name)?.set(uuid, this.decode(table, uuid, row));
+    });
+    const changes: RowChange<DefaultTables>[] = [];
+    for (const [name, rows] of this.tables) {
+      if (fresh.has(name)) continue; // a table no longer monitored: its rows are gone for callers
+      for (const [uuid, old] of rows) changes.push({ table: name, uuid, kind: 'delete', old });
+    }
+    for (const [name, rows] of fresh) {
+      const before = this.tables.get(name) ?? new Map<string, GenericRow>();
+      for (const [uuid, old] of before) {
+        if (!rows.has(uuid)) changes.push({ table: name, uuid, kind: 'delete', old });
+      }
+      for (const [uuid, row] of rows) {
+        const old = before.get(uuid);
+        if (!old) changes.push({ table: name, uuid, kind: 'insert', row });
+        else if (rowsEqual(old, row)) rows.set(uuid, old);
+        else changes.push({ table: name, uuid, kind: 'modify', row, old });
+      }
+    }
+    this.tables = fresh;
+    this.indexes.clear(); // rebuilt lazily; cheaper than patching after a full swap
+    // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
+    return changes as unknown as RowChange<T>[];
+  }
+
+  /** Applies the `<table-updates2>` of one `update2` notification; returns what changed. */
+  applyUpdate2(tableUpdates: unknown): RowChange<T>[] {
+    const changes: RowChange<DefaultTables>[] = [];
+    this.forEachRowUpdate(tableUpdates, (table, uuid, update) => {
+      const rows = this.tables.get(table.name);
+      if (!rows) return;
+      const old = rows.get(uuid);
+      let row: GenericRow | undefined;
+      if (update.insert !== undefined || update.initial !== undefined) {
+        row = this.decode(table, uuid, (update.insert ?? update.initial)!);
+      } else if (update.modify !== undefined) {
+        if (!old) throw new OvsdbProtocolError(`modify of unknown row ${table.name} ${uuid}`);
+        row = this.applyRowDiff(table, old, update.modify);
+      } else if (!('delete' in update)) {
+        throw new OvsdbProtocolError(`row update for ${table.name} ${uuid} has no known member`);
+      }
+      if (row) rows.set(uuid, row);
+      else if (old) rows.delete(uuid);
+      else return;
+      this.reindex(table.name, uuid, old, row);
+      if (!old) changes.push({ table: table.name, uuid, kind: 'insert', row: row! });
+      else if (!row) changes.push({ table: table.name, uuid, kind: 'delete', old });
+      else changes.push({ table: table.name, uuid, kind: 'modify', row, old });
+    });
+    // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
+    return changes as unknown as RowChange<T>[];
+  }
+
+  private forEachRowUpdate(
+    tableUpdates: unknown,
+    visit: (table: TableSchema, uuid: string, update: Record<string, Record<string, unknown> | undefined>) => void,
+  ): void {
+    if (typeof tableUpdates !== 'object' || tableUpdates === null) {
+      throw new OvsdbProtocolError('table updates are not an object');
+    }
+    for (const [tableName, rowUpdates] of Object.entries(tableUpdates)) {
+      const table = this.schema?.tables.get(tableName);
+      if (!table || !this.monitored.has(tableName)) continue;
+      for (const [uuid, update] of Object.entries(rowUpdates as Record<string, unknown>)) {
+        visit(table, uuid, update as Record<string, Record<string, unknown> | undefined>);
+      }
+    }
+  }
+
+  private decode(table: TableSchema, uuid: string, wire: Record<string, unknown>): GenericRow {
+    return decodeRow(table, uuid, wire, this.monitored.get(table.name) ?? []);
+  }
+
+  private applyRowDiff(table: TableSchema, old: GenericRow, diff: Record<string, unknown>): GenericRow {
+    const row: Record<string, RowValue> = { ...old };
+    for (const [name, columnDiff] of Object.entries(diff)) {
+      const column = table.columns.get(name);
+      if (column && name in old) row[name] = applyColumnDiff(column, old[name], columnDiff);
+    }
+    return row as GenericRow;
+  }
+
+  private columnIndex(tableName: string, columnName: string): ColumnIndex {
+    let byColumn = this.indexes.get(tableName);
+    const existing = byColumn?.get(columnName);
+    if (existing) return existing;
+    const column = this.schema?.tables.get(tableName)?.columns.get(columnName);
+    const monitored = columnName === '_uuid' || this.monitored.get(tableName)?.includes(columnName);
+    if (!column || !monitored) throw new OvsdbSchemaError(`${tableName}.${columnName} is not monitored`);
+    if (column.kind === 'map') throw new OvsdbSchemaError(`${tableName}.${columnName} is a map; it has no index`);
+    const index: ColumnIndex = new Map();
+    for (const [uuid, row] of this.tables.get(tableName) ?? []) addToIndex(index, row[columnName], uuid);
+    if (!byColumn) this.indexes.set(tableName, (byColumn = new Map()));
+    byColumn.set(columnName, index);
+    return index;
+  }
+
+  private reindex(tableName: string, uuid: string, old: GenericRow | undefined, row: GenericRow | undefined): void {
+    const byColumn = this.indexes.get(tableName);
+    if (!byColumn) return;
+    for (const [columnName, index] of byColumn) {
+      const before = indexKeys(old?.[columnName]);
+      const after = indexKeys(row?.[columnName]);
+      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
+      // Only the keys that came or went are touched (a large set column changes one element at a time).
+      const added = new Set(after);
+      for (const key of before) {
+        if (added.delete(key)) continue;
+        const uuids = index.get(key);
+        uuids?.delete(uuid);
+        if (uuids?.size === 0) index.delete(key);
+      }
+      addToIndex(index, [...added], uuid);
+    }
+  }
+}
+
+function addToIndex(index: ColumnIndex, value: RowValue | undefined, uuid: string): void {
+  for (const key of indexKeys(value)) {
+    let uuids = index.get(key);
+    if (!uuids) index.set(key, (uuids = new Set()));
+    uuids.add(uuid);
+  }
+}
