@@ -9,7 +9,8 @@
  * - the whole port list, paginated 1,000 at a time as clients page it (seconds per full walk);
  * - the API server's RSS after that, and its peak;
  * - start-up time of `serve` over the filled database (spawn → first answer);
- * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it.
+ * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it,
+ *   and the server's RSS, peak RSS and V8 heap used 5 s after each (the NB synced and watched).
  *
  * Prints figures and asserts nothing; each size starts from nothing, and everything it starts
  * it stops. Run on a quiet machine: the figures are wall-clock.
