@@ -9,7 +9,8 @@
  * - the whole port list, paginated 1,000 at a time as clients page it (seconds per full walk);
  * - the API server's RSS after that, and its peak;
  * - start-up time of `serve` over the filled database (spawn → first answer);
- * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it.
+ * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it,
+ *   and the server's RSS, peak RSS and V8 heap used 5 s after each (the NB synced and watched).
  *
  * Prints figures and asserts nothing; each size starts from nothing, and everything it starts
  * it stops. Run on a quiet machine: the figures are wall-clock.
@@ -32,6 +33,8 @@ const BULK = 500;
 const PAGE = 1000;
 const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the database'];
 const PASS_TIMEOUT_MS = 1_800_000;
+/** How long the server idles after its start-up pass before its memory is read (echoes settle). */
+const SETTLE_MS = 5_000;
 
 interface SizeResult {
   ports: number;
@@ -49,8 +52,22 @@ interface SizeResult {
   peakRssMiB: number;
   startupSeconds: number;
   /** Seconds, and passes that failed before the one timed (see `fullPass`). */
-  fullSyncEmpty: { seconds: number; failed: number };
-  fullSyncComplete: { seconds: number; failed: number };
+  fullSyncEmpty: PassResult;
+  fullSyncComplete: PassResult;
+}
+
+/** One full pass: its seconds, the passes that failed first, and the server's memory after it. */
+interface PassResult {
+  seconds: number;
+  failed: number;
+  memory: SyncedMemory;
+}
+
+/** The API server's memory with the NB fully synced and watched (RSS; V8 heap used, from /metrics). */
+interface SyncedMemory {
+  rssMiB: number;
+  peakRssMiB: number;
+  heapUsedMiB: number;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -112,11 +129,7 @@ async function fill(api: NeutronApi, ports: number, perNetwork: number, progress
  * the connection was dropped), the figure is spawn → the end of the first pass that completed,
  * with how many failed before it in `failed`.
  */
-async function fullPass(
-  dir: string,
-  ovn: { nb: string; sb: string },
-  label: string,
-): Promise<{ seconds: number; failed: number }> {
+async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<PassResult> {
   // The API opens once the start-up pass is over (driver.ts), so the wait for it is the pass's.
   const serve = await startServe({
     repoRoot,
@@ -131,10 +144,22 @@ async function fullPass(
     const { line } = await log.waitFor((l: LogLine) => SUMMARY.includes(l.msg), PASS_TIMEOUT_MS);
     const failed = log.records.filter((l) => l.msg.startsWith('full OVN pass failed')).length;
     const seconds = line.trigger === 'start' ? Number(line.seconds ?? NaN) : (line.time - serve.spawnedAt) / 1000;
-    return { seconds, failed };
+    return { seconds, failed, memory: await syncedMemory(serve) };
   } finally {
     await serve.stop();
   }
+}
+
+/** Memory of a server whose start-up pass is over, after `SETTLE_MS` of watching the NB. */
+async function syncedMemory(serve: { pid: number; baseUrl: string }): Promise<SyncedMemory> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const text = await (await fetch(`${serve.baseUrl}/metrics`)).text();
+  const heapUsed = Number(/^octonet_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
+  return {
+    rssMiB: mib(statusKiB(serve.pid, 'VmRSS')),
+    peakRssMiB: mib(statusKiB(serve.pid, 'VmHWM')),
+    heapUsedMiB: Math.round(heapUsed / 104857.6) / 10,
+  };
 }
 
 async function measure(ports: number, perNetwork: number, samples: number): Promise<SizeResult> {
@@ -173,15 +198,15 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
 
     progress('full OVN passes');
     const central = startOvnCentral();
-    let fullSyncEmpty: { seconds: number; failed: number }, fullSyncComplete: { seconds: number; failed: number };
+    let fullSyncEmpty: PassResult, fullSyncComplete: PassResult;
     try {
       fullSyncEmpty = await fullPass(dir, central, 'empty-nb');
       progress(
-        `full pass into an empty NB ${fullSyncEmpty.seconds.toFixed(2)} s (${fullSyncEmpty.failed} failed before)`,
+        `full pass into an empty NB ${fullSyncEmpty.seconds.toFixed(2)} s (${fullSyncEmpty.failed} failed before); ${memoryLine(fullSyncEmpty.memory)}`,
       );
       fullSyncComplete = await fullPass(dir, central, 'complete-nb');
       progress(
-        `full pass over a complete NB ${fullSyncComplete.seconds.toFixed(2)} s (${fullSyncComplete.failed} failed before)`,
+        `full pass over a complete NB ${fullSyncComplete.seconds.toFixed(2)} s (${fullSyncComplete.failed} failed before); ${memoryLine(fullSyncComplete.memory)}`,
       );
     } finally {
       central.stop();
@@ -208,9 +233,11 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
   }
 }
 
+const memoryLine = (m: SyncedMemory) => `RSS ${m.rssMiB} MiB, peak ${m.peakRssMiB} MiB, heap used ${m.heapUsedMiB} MiB`;
+
 function table(results: readonly SizeResult[]): string {
   const f = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
-  const pass = (p: { seconds: number; failed: number }) =>
+  const pass = (p: PassResult) =>
     p.failed > 0 ? `${f(p.seconds, 2)} (spawn → first pass done; ${p.failed} failed first)` : f(p.seconds, 2);
   const rows: [string, (r: SizeResult) => string][] = [
     ['networks', (r) => f(r.networks, 0)],
@@ -226,6 +253,11 @@ function table(results: readonly SizeResult[]): string {
     ['start-up (spawn → first answer) s', (r) => f(r.startupSeconds, 2)],
     ['full sync into an empty NB s', (r) => pass(r.fullSyncEmpty)],
     ['full sync over a complete NB s', (r) => pass(r.fullSyncComplete)],
+    [
+      'with OVN, after the pass: RSS / peak / heap used MiB',
+      (r) =>
+        `${f(r.fullSyncComplete.memory.rssMiB)} / ${f(r.fullSyncComplete.memory.peakRssMiB)} / ${f(r.fullSyncComplete.memory.heapUsedMiB)}`,
+    ],
   ];
   const header = `| ports | ${results.map((r) => f(r.ports, 0)).join(' | ')} |`;
   const rule = `| :-- | ${results.map(() => '--:').join(' | ')} |`;

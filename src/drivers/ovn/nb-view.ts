@@ -114,25 +114,22 @@ export class NbView {
 
   /** The subnet's own row (not a port's). */
   subnetDhcp(subnetId: string): DhcpOptionsRow | undefined {
-    for (const row of this.dhcpOptions()) {
-      if (row.external_ids.subnet_id === subnetId && row.external_ids.port_id === undefined) return row;
-    }
-    return undefined;
+    return this.dhcpOfSubnet(subnetId).find((row) => row.external_ids.port_id === undefined);
   }
 
-  /** Rows of a subnet: its own and its ports'. */
+  /** Rows of a subnet: its own and its ports'. (Every port plan asks: indexed, not a scan.) */
   dhcpOfSubnet(subnetId: string): DhcpOptionsRow[] {
-    return [...this.dhcpOptions()].filter((row) => row.external_ids.subnet_id === subnetId);
+    return [...this.replica.findByKey('DHCP_Options', 'external_ids', 'subnet_id', subnetId)];
   }
 
   /** A port's own rows (from its extra DHCP options). */
   portDhcp(portId: string): DhcpOptionsRow[] {
-    return [...this.dhcpOptions()].filter((row) => row.external_ids.port_id === portId);
+    return [...this.replica.findByKey('DHCP_Options', 'external_ids', 'port_id', portId)];
   }
 
   /** The QoS rows ML2/OVN keeps for a port (`external_ids:neutron:port_id`). */
   portQos(portId: string): QosRow[] {
-    return [...this.replica.table('QoS').values()].filter((row) => row.external_ids['neutron:port_id'] === portId);
+    return [...this.replica.findByKey('QoS', 'external_ids', 'neutron:port_id', portId)];
   }
 
   /** Every QoS row a Neutron port owns. */

@@ -60,6 +60,8 @@ class FakeNb {
     findBy: <R>(table: string, column: string, value: AtomValue) => this.match(table, column, value) as R[],
     findOne: <R>(table: string, column: string, value: AtomValue) =>
       this.match(table, column, value)[0] as R | undefined,
+    findByKey: <R>(table: string, column: string, key: string, value: string) =>
+      this.all(table).filter((row) => (row[column] as Record<string, unknown> | undefined)?.[key] === value) as R[],
     counts: () => Object.fromEntries([...this.tables].map(([name, rows]) => [name, rows.size])),
   };
 

@@ -206,4 +206,90 @@ describe('Replica', () => {
     assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(1000))?._uuid, SW);
     assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(499))?._uuid, SW);
   });
+
+  it('finds rows by one key of a map column, and follows rows sharing a value as they come and go', () => {
+    const replica = replicaWithPort();
+    const byX = (value: string) =>
+      replica
+        .findByKey('Logical_Switch_Port', 'options', 'x', value)
+        .map((row) => row._uuid)
+        .sort();
+    assert.deepEqual(byX('1'), [P1]);
+    assert.deepEqual(replica.findByKey('Logical_Switch_Port', 'options', 'y', '1'), []);
+    // A second row with the same value: the entry holds both; then each leaves in turn.
+    replica.applyUpdate2({ Logical_Switch_Port: { [P2]: { insert: { name: 'p2', options: ['map', [['x', '1']]] } } } });
+    assert.deepEqual(byX('1'), [P1, P2].sort());
+    assert.deepEqual(
+      replica
+        .findBy('Logical_Switch_Port', 'addresses', 'a')
+        .map((row) => row._uuid)
+        .sort(),
+      [P1],
+    );
+    replica.applyUpdate2({ Logical_Switch_Port: { [P1]: { modify: { options: ['map', [['x', '2']]] } } } });
+    assert.deepEqual(byX('1'), [P2]);
+    assert.deepEqual(byX('2'), [P1]);
+    replica.applyUpdate2({ Logical_Switch_Port: { [P2]: { delete: null } } });
+    assert.deepEqual(byX('1'), []);
+    assert.deepEqual(byX('2'), [P1]);
+    assert.throws(() => replica.findByKey('Logical_Switch_Port', 'addresses', 'x', '1'), /is not a map/);
+  });
+
+  it('keeps rows equal to what was sent when many rows share strings', () => {
+    const replica = new Replica<NbTables>();
+    const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const rows = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, i) => [
+        uuid(i),
+        {
+          initial: {
+            name: `port-${i}`,
+            addresses: `fa:16:3e:00:${String(i).padStart(5, '0')} 10.0.0.${i % 250}`,
+            external_ids: [
+              'map',
+              [
+                ['neutron:project_id', 'project-a'],
+                ['neutron:device_id', `device-${i}`],
+              ],
+            ],
+          },
+        },
+      ]),
+    );
+    replica.replace(nb, MONITORED, {
+      Logical_Switch_Port: rows,
+      Logical_Switch: { [SW]: { initial: { name: 'sw', ports: ['set', Object.keys(rows).map((u) => ['uuid', u])] } } },
+    });
+    const row = replica.get('Logical_Switch_Port', uuid(1234))!;
+    assert.equal(row.name, 'port-1234');
+    assert.deepEqual(row.addresses, ['fa:16:3e:00:01234 10.0.0.234']);
+    assert.deepEqual(row.external_ids, { 'neutron:project_id': 'project-a', 'neutron:device_id': 'device-1234' });
+    assert.equal(replica.get('Logical_Switch', SW)!.ports.length, 2000);
+    assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(1999))?._uuid, SW);
+  });
+
+  it('follows a value many rows share as they come and go one by one', () => {
+    const replica = replicaWithPort();
+    const uuid = (i: number) => `30000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const holding = () =>
+      replica
+        .findBy('Logical_Switch_Port', 'addresses', 'shared')
+        .map((row) => row._uuid)
+        .sort();
+    const expected: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      replica.applyUpdate2({ Logical_Switch_Port: { [uuid(i)]: { insert: { name: `m${i}`, addresses: 'shared' } } } });
+      expected.push(uuid(i));
+      assert.deepEqual(holding(), expected);
+    }
+    for (let i = 0; i < 20; i++) {
+      replica.applyUpdate2({ Logical_Switch_Port: { [uuid(i)]: { delete: null } } });
+      expected.shift();
+      assert.deepEqual(holding(), expected);
+    }
+    assert.deepEqual(
+      replica.findBy('Logical_Switch_Port', 'addresses', 'a').map((row) => row._uuid),
+      [P1],
+    );
+  });
 });

@@ -5,6 +5,10 @@
  *
  * Rows are immutable: a change builds a new row object, so the `old` row of a change event stays
  * valid. This module owns replica state; it never talks to a server.
+ *
+ * At 100,000 ports the replica is most of the OVN driver's memory, so it is kept compact: strings
+ * are interned (a project id, a network's name or a referenced row's uuid is held once, not once
+ * per row that mentions it), and an index entry holding one row is that row's uuid, not a set.
  */
 import { OvsdbProtocolError, OvsdbSchemaError } from './errors.js';
 import type { ColumnSchema, DatabaseSchema, TableSchema } from './schema.js';
@@ -36,12 +40,20 @@ export type RowChange<T extends TableRowTypes = DefaultTables> = {
 /** What callers may do with a replica: read. */
 export type ReplicaView<T extends TableRowTypes = DefaultTables> = Pick<
   Replica<T>,
-  'table' | 'get' | 'findBy' | 'findOne' | 'counts'
+  'table' | 'get' | 'findBy' | 'findOne' | 'findByKey' | 'counts'
 >;
 
 type Rows = Map<string, GenericRow>;
-/** Column value → uuids of the rows holding it. */
-type ColumnIndex = Map<AtomValue, Set<string>>;
+/**
+ * Column value → the uuid of the one row holding it, or the uuids of several: an array while they
+ * are few (a port is in two or three groups), a set beyond.
+ */
+type IndexEntry = string | string[] | Set<string>;
+type ColumnIndex = Map<AtomValue, IndexEntry>;
+/** Uuids an index entry holds in an array before it becomes a set. */
+const SMALL_ENTRY = 8;
+/** What an index is over: a column's values, or the values one key has in a map column. */
+type IndexOf = (row: GenericRow) => readonly AtomValue[];
 
 /** Which columns of which tables a replica holds, as resolved against the server's schema. */
 export type MonitoredColumns = ReadonlyMap<string, readonly string[]>;
@@ -104,12 +116,76 @@ function indexKeys(value: RowValue | undefined): readonly AtomValue[] {
   return Array.isArray(value) ? (value as AtomValue[]) : [value as AtomValue];
 }
 
+/** The uuids an index entry holds. */
+function entryUuids(entry: IndexEntry | undefined): Iterable<string> {
+  return entry === undefined ? [] : typeof entry === 'string' ? [entry] : entry;
+}
+
+/** How often a column's (or a map key's) strings were found already pooled. */
+interface Sharing {
+  seen: number;
+  hits: number;
+}
+
+/** Strings a column must show before its sharing is judged, and the share of hits that keeps it pooled. */
+const SHARING_SAMPLE = 512;
+const SHARING_MIN_HITS = 0.25;
+
+/**
+ * One copy of each string the rows share. uuids that refer to rows are always pooled (a port's
+ * uuid is also in its switch's and its groups' `ports`); a map's values only while that key shows
+ * repeats: a project id repeats, a device id is unique, and pooling it would only add an entry. The pool forgets everything once it holds many more strings than there are rows
+ * (deleted rows' strings would otherwise stay forever); rows decoded before keep their shared
+ * copies, later ones start sharing again.
+ */
+class StringPool {
+  private readonly strings = new Map<string, string>();
+  /** column → map key (`''` for a column's own values) → how well its strings share. */
+  private readonly sharing = new Map<ColumnSchema, Map<string, Sharing>>();
+
+  /** A uuid (or any string that should be shared whatever its column shows). */
+  intern(value: string): string {
+    const held = this.strings.get(value);
+    if (held !== undefined) return held;
+    this.strings.set(value, value);
+    return value;
+  }
+
+  /** A value of map `column` under `key`, pooled while that key's values repeat. */
+  share(column: ColumnSchema, key: string, value: string): string {
+    let byKey = this.sharing.get(column);
+    if (!byKey) this.sharing.set(column, (byKey = new Map()));
+    let sharing = byKey.get(key);
+    if (!sharing) byKey.set(key, (sharing = { seen: 0, hits: 0 }));
+    if (sharing.seen >= SHARING_SAMPLE && sharing.hits < sharing.seen * SHARING_MIN_HITS) return value;
+    sharing.seen++;
+    const held = this.strings.get(value);
+    if (held !== undefined) {
+      sharing.hits++;
+      return held;
+    }
+    this.strings.set(value, value);
+    return value;
+  }
+
+  /** Forgets every string (and what was learned about sharing) once the pool outgrew `limit`. */
+  trim(limit: number): void {
+    if (this.strings.size <= limit) return;
+    this.strings.clear();
+    this.sharing.clear();
+  }
+}
+
 export class Replica<T extends TableRowTypes = DefaultTables> {
   private tables = new Map<string, Rows>();
   private schema: DatabaseSchema | undefined;
   private monitored: MonitoredColumns = new Map();
-  /** table → column → index, for the columns someone asked `findBy` about. */
-  private readonly indexes = new Map<string, Map<string, ColumnIndex>>();
+  /** table → column (or `column:key` of a map) → index, for what someone asked `findBy` about. */
+  private readonly indexes = new Map<string, Map<string, { index: ColumnIndex; keysOf: IndexOf }>>();
+  private readonly pool = new StringPool();
+  private rowCount = 0;
+  /** Tables whose rows monitored columns refer to: their uuids are pooled. */
+  private referenced = new Set<string>();
 
   /** The rows of a table by uuid; an empty map for a table that is not monitored. */
   table<K extends TableName<T>>(name: K): ReadonlyMap<string, T[K]>;
@@ -131,19 +207,26 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
   findBy<K extends TableName<T>>(table: K, column: ColumnName<T[K]>, value: AtomValue): readonly T[K][];
   findBy<R extends Row = GenericRow>(table: string, column: string, value: AtomValue): readonly R[];
   findBy(table: string, column: string, value: AtomValue): readonly Row[] {
-    const uuids = this.columnIndex(table, column).get(value);
-    if (!uuids) return [];
+    return this.rowsOf(table, this.columnIndex(table, column).get(value));
+  }
+
+  /** Rows whose map `column` holds `key` → `value` (e.g. `external_ids:port_id`), through an index as `findBy`'s. */
+  findByKey<K extends TableName<T>>(table: K, column: ColumnName<T[K]>, key: string, value: string): readonly T[K][];
+  findByKey(table: string, column: string, key: string, value: string): readonly Row[] {
+    return this.rowsOf(table, this.mapKeyIndex(table, column, key).get(value));
+  }
+
+  private rowsOf(table: string, entry: IndexEntry | undefined): readonly Row[] {
+    if (entry === undefined) return [];
     const rows = this.tables.get(table)!;
-    return [...uuids].map((uuid) => rows.get(uuid)!);
+    return typeof entry === 'string' ? [rows.get(entry)!] : [...entry].map((uuid) => rows.get(uuid)!);
   }
 
   /** The first row `findBy` returns, for columns the schema keeps unique (e.g. `name`). */
   findOne<K extends TableName<T>>(table: K, column: ColumnName<T[K]>, value: AtomValue): T[K] | undefined;
   findOne<R extends Row = GenericRow>(table: string, column: string, value: AtomValue): R | undefined;
   findOne(table: string, column: string, value: AtomValue): Row | undefined {
-    const uuids = this.columnIndex(table, column).get(value);
-    if (!uuids) return undefined;
-    for (const uuid of uuids) return this.tables.get(table)!.get(uuid);
+    for (const uuid of entryUuids(this.columnIndex(table, column).get(value))) return this.tables.get(table)!.get(uuid);
     return undefined;
   }
 
@@ -162,6 +245,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     for (const name of monitored.keys()) fresh.set(name, new Map());
     this.schema = schema;
     this.monitored = monitored;
+    this.referenced = referencedTables(schema, monitored);
     this.forEachRowUpdate(snapshot, (table, uuid, update) => {
       const row = update.initial ?? update.insert;
       if (row === undefined) throw new OvsdbProtocolError(`monitor reply row ${uuid} is not initial`);
@@ -185,7 +269,11 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
       }
     }
     this.tables = fresh;
-    this.indexes.clear(); // rebuilt lazily; cheaper than patching after a full swap
+    this.rowCount = [...fresh.values()].reduce((sum, rows) => sum + rows.size, 0);
+    this.pool.trim(4 * this.rowCount + 10_000);
+    // Rebuilt lazily; cheaper than patching after a full swap.
+    for (const byColumn of this.indexes.values()) for (const built of byColumn.values()) built.index.clear();
+    this.indexes.clear();
     // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
     return changes as unknown as RowChange<T>[];
   }
@@ -209,11 +297,13 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
       if (row) rows.set(uuid, row);
       else if (old) rows.delete(uuid);
       else return;
+      this.rowCount += (row ? 1 : 0) - (old ? 1 : 0);
       this.reindex(table.name, uuid, old, row);
       if (!old) changes.push({ table: table.name, uuid, kind: 'insert', row: row! });
       else if (!row) changes.push({ table: table.name, uuid, kind: 'delete', old });
       else changes.push({ table: table.name, uuid, kind: 'modify', row, old });
     });
+    this.pool.trim(4 * this.rowCount + 10_000);
     // Rows are decoded against the server's schema at run time; T is the compile-time view of it.
     return changes as unknown as RowChange<T>[];
   }
@@ -235,57 +325,136 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
   }
 
   private decode(table: TableSchema, uuid: string, wire: Record<string, unknown>): GenericRow {
-    return decodeRow(table, uuid, wire, this.monitored.get(table.name) ?? []);
+    const id = this.referenced.has(table.name) ? this.pool.intern(uuid) : uuid;
+    const row = decodeRow(table, id, wire, this.monitored.get(table.name) ?? []) as Record<string, RowValue>;
+    for (const name in row) {
+      const column = table.columns.get(name);
+      if (column) row[name] = this.internValue(column, row[name]!);
+    }
+    return row as GenericRow;
+  }
+
+  /**
+   * The value with its strings taken from the pool (a fresh array or record is changed in place):
+   * uuids, and the values of maps (`external_ids` repeat a project, a network, a group per row).
+   * Other string columns (a name, an address) are left alone: they are each row's own.
+   */
+  private internValue(column: ColumnSchema, value: RowValue): RowValue {
+    if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+    if (typeof value === 'string') return column.key.type === 'uuid' ? this.pool.intern(value) : value;
+    if (Array.isArray(value)) {
+      if (column.key.type !== 'uuid') return value;
+      const elements = value as string[];
+      for (let i = 0; i < elements.length; i++) elements[i] = this.pool.intern(elements[i]!);
+      return elements;
+    }
+    const record = value as Record<string, AtomValue>;
+    const uuids = column.value!.type === 'uuid';
+    for (const key in record) {
+      const element = record[key]!;
+      if (typeof element === 'string')
+        record[key] = uuids ? this.pool.intern(element) : this.pool.share(column, key, element);
+    }
+    return record;
   }
 
   private applyRowDiff(table: TableSchema, old: GenericRow, diff: Record<string, unknown>): GenericRow {
     const row: Record<string, RowValue> = { ...old };
     for (const [name, columnDiff] of Object.entries(diff)) {
       const column = table.columns.get(name);
-      if (column && name in old) row[name] = applyColumnDiff(column, old[name], columnDiff);
+      if (column && name in old) row[name] = this.internValue(column, applyColumnDiff(column, old[name], columnDiff));
     }
     return row as GenericRow;
   }
 
   private columnIndex(tableName: string, columnName: string): ColumnIndex {
+    return this.index(tableName, columnName, columnName, (column) => {
+      if (column.kind === 'map') throw new OvsdbSchemaError(`${tableName}.${columnName} is a map; it has no index`);
+      return (row) => indexKeys(row[columnName]);
+    });
+  }
+
+  private mapKeyIndex(tableName: string, columnName: string, key: string): ColumnIndex {
+    return this.index(tableName, `${columnName}:${key}`, columnName, (column) => {
+      if (column.kind !== 'map') throw new OvsdbSchemaError(`${tableName}.${columnName} is not a map`);
+      return (row) => {
+        const value = (row[columnName] as Readonly<Record<string, AtomValue>>)[key];
+        return value === undefined ? [] : [value];
+      };
+    });
+  }
+
+  /** The index `name` of a table, built on first use from `keysOf` (given the column's schema). */
+  private index(
+    tableName: string,
+    name: string,
+    columnName: string,
+    keysOf: (column: ColumnSchema) => IndexOf,
+  ): ColumnIndex {
     let byColumn = this.indexes.get(tableName);
-    const existing = byColumn?.get(columnName);
-    if (existing) return existing;
+    const existing = byColumn?.get(name);
+    if (existing) return existing.index;
     const column = this.schema?.tables.get(tableName)?.columns.get(columnName);
     const monitored = columnName === '_uuid' || this.monitored.get(tableName)?.includes(columnName);
     if (!column || !monitored) throw new OvsdbSchemaError(`${tableName}.${columnName} is not monitored`);
-    if (column.kind === 'map') throw new OvsdbSchemaError(`${tableName}.${columnName} is a map; it has no index`);
-    const index: ColumnIndex = new Map();
-    for (const [uuid, row] of this.tables.get(tableName) ?? []) addToIndex(index, row[columnName], uuid);
+    const built = { index: new Map() as ColumnIndex, keysOf: keysOf(column) };
+    for (const [uuid, row] of this.tables.get(tableName) ?? []) addToIndex(built.index, built.keysOf(row), uuid);
     if (!byColumn) this.indexes.set(tableName, (byColumn = new Map()));
-    byColumn.set(columnName, index);
-    return index;
+    byColumn.set(name, built);
+    return built.index;
   }
 
   private reindex(tableName: string, uuid: string, old: GenericRow | undefined, row: GenericRow | undefined): void {
     const byColumn = this.indexes.get(tableName);
     if (!byColumn) return;
-    for (const [columnName, index] of byColumn) {
-      const before = indexKeys(old?.[columnName]);
-      const after = indexKeys(row?.[columnName]);
+    for (const { index, keysOf } of byColumn.values()) {
+      const before = old ? keysOf(old) : [];
+      const after = row ? keysOf(row) : [];
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       // Only the keys that came or went are touched (a large set column changes one element at a time).
       const added = new Set(after);
       for (const key of before) {
-        if (added.delete(key)) continue;
-        const uuids = index.get(key);
-        uuids?.delete(uuid);
-        if (uuids?.size === 0) index.delete(key);
+        if (!added.delete(key)) removeFromIndex(index, key, uuid);
       }
       addToIndex(index, [...added], uuid);
     }
   }
 }
 
-function addToIndex(index: ColumnIndex, value: RowValue | undefined, uuid: string): void {
-  for (const key of indexKeys(value)) {
-    let uuids = index.get(key);
-    if (!uuids) index.set(key, (uuids = new Set()));
-    uuids.add(uuid);
+function referencedTables(schema: DatabaseSchema, monitored: MonitoredColumns): Set<string> {
+  const tables = new Set<string>();
+  for (const [name, columns] of monitored) {
+    for (const columnName of columns) {
+      const column = schema.tables.get(name)?.columns.get(columnName);
+      for (const base of [column?.key, column?.value]) if (base?.refTable) tables.add(base.refTable);
+    }
+  }
+  return tables;
+}
+
+function addToIndex(index: ColumnIndex, keys: readonly AtomValue[], uuid: string): void {
+  for (const key of keys) {
+    const entry = index.get(key);
+    if (entry === undefined) index.set(key, uuid);
+    else if (typeof entry === 'string') {
+      if (entry !== uuid) index.set(key, [entry, uuid]);
+    } else if (Array.isArray(entry)) {
+      if (entry.includes(uuid)) continue;
+      if (entry.length < SMALL_ENTRY) entry.push(uuid);
+      else index.set(key, new Set([...entry, uuid]));
+    } else entry.add(uuid);
+  }
+}
+
+function removeFromIndex(index: ColumnIndex, key: AtomValue, uuid: string): void {
+  const entry = index.get(key);
+  if (entry === uuid) index.delete(key);
+  else if (Array.isArray(entry)) {
+    const at = entry.indexOf(uuid);
+    if (at >= 0) entry.splice(at, 1);
+    if (entry.length === 1) index.set(key, entry[0]!);
+  } else if (typeof entry === 'object') {
+    entry.delete(uuid);
+    if (entry.size <= SMALL_ENTRY) index.set(key, [...entry]);
   }
 }

@@ -54,7 +54,8 @@ export interface FullSyncReport {
  * check behind, and to write through the same transaction path (merging, metrics).
  */
 export interface NbWriter {
-  remember(key: ResourceKey, plan: () => Plan): void;
+  /** `inSync`: the plan was just found to need no write. */
+  remember(key: ResourceKey, plan: () => Plan, inSync?: boolean): void;
   transact(ops: readonly Operation[]): Promise<void>;
 }
 
@@ -265,7 +266,7 @@ class Batch {
   async add(key: ResourceKey, plan: () => Plan, extra: Operation[] = [], remember = true): Promise<void> {
     const { ops, outcome } = plan();
     this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
-    if (remember) this.writer.remember(key, plan);
+    if (remember) this.writer.remember(key, plan, ops.length === 0);
     if (ops.length + extra.length === 0) return;
     this.pending.push({ key, ops: [...ops, ...extra], replan: () => [...plan().ops, ...extra] });
     this.size += ops.length + extra.length;

@@ -132,7 +132,7 @@ export class RepairLoop {
     const { nb, sync } = this.options;
     const session = nb.reconnects;
     return {
-      remember: (key, plan) => sync.remember(key, plan),
+      remember: (key, plan, inSync) => sync.remember(key, plan, inSync),
       transact: async (ops: readonly Operation[]) => {
         if (nb.reconnects !== session) throw new NbReplicaReplaced();
         await sync.transact(ops);

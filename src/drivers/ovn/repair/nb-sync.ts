@@ -4,12 +4,13 @@
  * its transaction path. The database is the truth; every reconcile reads it afresh, maps it
  * (`desired-state.ts`), compares it with the NB replica and writes only the difference (`planner.ts`).
  *
- * Each resource's last desired state is remembered as a check (a plan against the replica), so
- * that a change seen on the NB monitor costs no database read when it is our own write echoing
- * back, and a drift is recognised the moment it shows.
+ * Each resource's last desired state is remembered as a check (`drift-checks.ts`), so that a
+ * change seen on the NB monitor costs no database read when it is our own write echoing back, and
+ * a drift is recognised the moment it shows.
  */
 import type { Logger } from 'pino';
 import type { PortState, ResourceReader, SubnetState } from '../../host.js';
+import { DriftChecks } from './drift-checks.js';
 import { KeyedQueue } from './keyed-queue.js';
 import {
   DROP_PORT_GROUP,
@@ -61,8 +62,8 @@ export class NbSync {
   readonly nbView: NbView;
   private readonly desired: DesiredState;
   private readonly queue = new KeyedQueue();
-  /** Per resource: the plan that would bring the NB back to what we last wrote for it. */
-  private readonly checks = new Map<ResourceKey, () => Plan>();
+  /** Per resource: whether the NB still holds what we last wrote for it. */
+  private readonly checks: DriftChecks;
   /** Ports as the write that changed them returned them, so their reconcile need not read them back. */
   private readonly portHints = new Map<string, PortState>();
   /**
@@ -75,6 +76,7 @@ export class NbSync {
   constructor(private readonly options: NbSyncOptions) {
     this.nbView = options.nbView;
     this.desired = options.desired;
+    this.checks = new DriftChecks(options.nbView);
   }
 
   /** Reconciles one resource from the database (serialised per resource). */
@@ -99,8 +101,7 @@ export class NbSync {
    */
   async checkDrift(key: ResourceKey): Promise<Outcome | undefined> {
     return this.queue.run(`check:${key}`, async () => {
-      const check = this.checks.get(key);
-      if (check && check().ops.length === 0) return undefined;
+      if (this.checks.isInSync(key)) return undefined;
       const outcome = await this.reconcile(key);
       if (outcome !== 'unchanged') {
         const { kind } = parseKey(key);
@@ -113,8 +114,7 @@ export class NbSync {
 
   /** Whether the NB holds exactly what was last written for the resource (a cheap, read-only check). */
   isInSync(key: ResourceKey): boolean {
-    const check = this.checks.get(key);
-    return check !== undefined && check().ops.length === 0;
+    return this.checks.isInSync(key);
   }
 
   /** Resolves when no reconcile is queued or running. */
@@ -143,7 +143,7 @@ export class NbSync {
   /** Plans, remembers the plan as the resource's drift check, writes what it found. */
   private async apply(key: ResourceKey, plan: () => Plan): Promise<Outcome> {
     const first = plan();
-    if (!first.superseded) this.checks.set(key, plan);
+    if (!first.superseded) this.checks.remember(key, plan, first.ops.length === 0);
     await this.transact(first.ops);
     return first.outcome;
   }
@@ -154,7 +154,7 @@ export class NbSync {
    * (no check means: reconcile from the database, which removes it again).
    */
   private async remove(key: ResourceKey, plan: Plan): Promise<Outcome> {
-    this.checks.delete(key);
+    this.checks.forget(key);
     await this.transact(plan.ops);
     return plan.outcome;
   }
@@ -168,8 +168,10 @@ export class NbSync {
     if (ops.length === 0) return;
     if (!this.options.mayWrite()) throw new NbNotOwned('the OVN NB is not owned by this deployment');
     const merged = mergeMutations(ops);
+    const written = this.checks.mark();
     try {
       await this.options.nb.transact(merged);
+      this.checks.settle(written);
       this.options.metrics.nbTransactions.inc({ result: 'ok' });
       this.options.metrics.nbOperations.inc(merged.length);
     } catch (error) {
@@ -330,13 +332,16 @@ export class NbSync {
     memberPorts: readonly string[] | undefined,
   ): Promise<Outcome> {
     const first = plan(memberPorts && this.nbView.switchPortUuids(memberPorts));
-    this.checks.set(key, () => plan(undefined));
+    this.checks.remember(key, () => plan(undefined));
     await this.transact(first.ops);
     return first.outcome;
   }
 
-  /** Keeps `plan` as the resource's drift check (the full pass shares the per-resource checks). */
-  remember(key: ResourceKey, plan: () => Plan): void {
-    this.checks.set(key, plan);
+  /**
+   * Keeps `plan` as the resource's drift check (the full pass shares the per-resource checks);
+   * `inSync`: it was just found to need no write.
+   */
+  remember(key: ResourceKey, plan: () => Plan, inSync = false): void {
+    this.checks.remember(key, plan, inSync);
   }
 }
