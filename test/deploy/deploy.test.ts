@@ -3,7 +3,8 @@
  * object checked (kinds and names, the image the Containerfile builds, probes on octonet's real
  * health paths, the rendered config loaded by octonet's own config loader, the db-sync job's
  * command run for real, the Keystone jobs' scripts and endpoints), and the Helm chart's static
- * parts compared with the same objects (Debian has no helm: see chart-skeleton.ts).
+ * parts compared with the same objects, with each `manifests.*` toggle followed to the objects it
+ * switches off (Debian has no helm and no binary is downloaded: see chart-skeleton.ts).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,7 +16,7 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { HEALTHCHECK_PATH, READINESS_PATH } from '../../src/api/health-routes.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Json } from '../fixtures/json.js';
-import { chartSkeletons, coveredBy } from './chart-skeleton.js';
+import { chartObjects, chartSkeletons, coveredBy } from './chart-skeleton.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEPLOY = join(ROOT, 'deploy');
@@ -269,6 +270,62 @@ describe('deploy/kustomize and the chart', () => {
       assert.deepEqual(readdirSync(join(CHART, 'files')).sort(), links.sort());
     });
 
+    it('each manifests toggle switches off its own objects and no other; all off makes nothing', () => {
+      // Without Helm: chartObjects follows the templates' `if .Values.manifests.*` (see chart-skeleton.ts).
+      const on = Object.fromEntries(TOGGLES.map((t) => [t, true]));
+      const objects = (off: string[]) =>
+        chartObjects(CHART, { ...on, ...Object.fromEntries(off.map((t) => [t, false])) }).sort();
+      const all = objects([]);
+      // With every toggle on (values.yaml's defaults): each object once, the same set as the
+      // kustomize variants (deploy/kustomize, and deploy/ less its Namespace).
+      assert.deepEqual(
+        Object.values(values.manifests),
+        TOGGLES.map(() => true),
+      );
+      const unhashed = overlay.map(key).map((k) => k.replace(/-[a-z0-9]{10}$/, ''));
+      assert.deepEqual(all, [...unhashed, ...base.filter((o) => o.kind !== 'Namespace').map(key)].sort());
+      const crds = base.filter((o) => o.kind === 'CustomResourceDefinition').map(key);
+      assert.equal(crds.length, 2);
+      const switches: Record<string, string[]> = {
+        configmap_bin: ['ConfigMap/octonet-bin'],
+        configmap_etc: ['ConfigMap/octonet-etc'],
+        crds,
+        daemonset_node_agent: ['DaemonSet/octonet-node-agent'],
+        deployment_operator: ['Deployment/octonet-operator'],
+        deployment_server: ['Deployment/octonet-server'],
+        ingress_server: ['Ingress/octonet'],
+        job_db_sync: ['Job/octonet-db-sync'],
+        job_ks_endpoints: ['Job/octonet-ks-endpoints'],
+        job_ks_service: ['Job/octonet-ks-service'],
+        job_ks_user: ['Job/octonet-ks-user'],
+        pdb_server: ['PodDisruptionBudget/octonet-server'],
+        secret_db: ['Secret/octonet-db-user'],
+        secret_keystone: [
+          'Secret/octonet-keystone-admin',
+          'Secret/octonet-keystone-user',
+          'Secret/octonet-neutron-credentials',
+        ],
+        service_server: ['Service/octonet-server'],
+      };
+      assert.deepEqual(Object.keys(switches).sort(), TOGGLES);
+      for (const [toggle, gone] of Object.entries(switches)) {
+        assert.deepEqual(
+          objects([toggle]),
+          all.filter((o) => !gone.includes(o)),
+          `manifests.${toggle}: false`,
+        );
+      }
+      // The RBAC and the operator's credentials go only when neither the operator nor the agent runs.
+      const operatorBundle = base
+        .filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind as string))
+        .map(key);
+      assert.deepEqual(
+        objects(['deployment_operator', 'daemonset_node_agent']),
+        all.filter((o) => !operatorBundle.includes(o)),
+      );
+      assert.deepEqual(objects(TOGGLES), []);
+    });
+
     it('says literally what the kustomize objects say, where it says anything literal', () => {
       const rendered = (kind: string, name: string): unknown => {
         const object =
@@ -293,6 +350,9 @@ describe('deploy/kustomize and the chart', () => {
       assert.equal(values.images.tags.octonet_operator, IMAGE);
       assert.equal(values.images.tags.octonet_node_agent, IMAGE);
       assert.equal(values.images.tags.octonet_db_sync, IMAGE);
+      // deploy/'s files name the image literally; the chart swaps in images.tags.* by that literal.
+      const helpers = readFileSync(join(CHART, 'templates', '_helpers.tpl'), 'utf8');
+      assert.ok(helpers.includes(`replace "image: ${IMAGE}"`), '_helpers.tpl replaces the image deploy/ names');
       assert.equal(server.spec.replicas, values.pod.replicas.server);
       assert.equal(container.livenessProbe.httpGet.path, values.pod.probes.server.liveness.path);
       assert.equal(container.readinessProbe.httpGet.path, values.pod.probes.server.readiness.path);
