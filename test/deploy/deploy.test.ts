@@ -51,6 +51,9 @@ const TOGGLES = [
  */
 const HELM = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
 
+/** What the node agent runs on a node (src/mgmtnet/node-agent): each must be in the image. */
+const NODE_AGENT_COMMANDS = ['ovs-vsctl', 'ovsdb-client', 'ip', 'ping', 'sysctl'];
+
 /** kubectl kustomize's output, parsed as Kubernetes parses YAML (1.1: `0555` is octal). */
 function kustomize(dir: string): Json[] {
   const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -125,7 +128,31 @@ describe('deploy/kustomize and the chart', () => {
     assert.match(containerfile, /> build-info\.json/);
     assert.match(readFileSync(join(ROOT, 'src/cli/version.ts'), 'utf8'), /build-info\.json/);
     assert.match(containerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
-    assert.match(containerfile, /openvswitch-common ovn-common/);
+  });
+
+  it('the image installs the Debian package of every command the node agent runs', () => {
+    // The run stage's packages (the last `apt-get install` line).
+    const containerfile = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
+    const installs = [...containerfile.matchAll(/apt-get install -y --no-install-recommends ([^\\\n]+)/g)];
+    const installed = new Set(installs.at(-1)![1]!.trim().split(/\s+/));
+    const agent = join(ROOT, 'src/mgmtnet/node-agent');
+    const code = readdirSync(agent)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(agent, f), 'utf8'))
+      .join('\n');
+    for (const command of NODE_AGENT_COMMANDS) {
+      assert.ok(code.includes(`'${command}'`), `the node agent runs ${command}`);
+      // Which Debian package ships it, by dpkg's file lists (this machine is Debian, as the image).
+      const owners = execFileSync('dpkg', ['-S', `*bin/${command}`], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.endsWith(`bin/${command}`))
+        .flatMap((line) => line.split(': ')[0]!.split(', '));
+      assert.ok(owners.length > 0, `a package ships ${command}`);
+      assert.ok(
+        owners.some((p) => installed.has(p.replace(/:.*$/, ''))),
+        `${command} (${owners.join(', ')}) is installed by the Containerfile`,
+      );
+    }
   });
 
   it("probes hit octonet's real health paths on the port the config listens on", () => {
