@@ -17,6 +17,7 @@ import { HEALTHCHECK_PATH, READINESS_PATH } from '../../src/api/health-routes.js
 import { loadConfig } from '../../src/config/config.js';
 import type { Json } from '../fixtures/json.js';
 import { chartObjects, chartSkeletons, coveredBy } from './chart-skeleton.js';
+import { kustomize } from './render.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEPLOY = join(ROOT, 'deploy');
@@ -53,12 +54,6 @@ const HELM = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).sta
 
 /** What the node agent runs on a node (src/mgmtnet/node-agent): each must be in the image. */
 const NODE_AGENT_COMMANDS = ['ovs-vsctl', 'ovsdb-client', 'ip', 'ping', 'sysctl'];
-
-/** kubectl kustomize's output, parsed as Kubernetes parses YAML (1.1: `0555` is octal). */
-function kustomize(dir: string): Json[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return parseAllDocuments(out, { version: '1.1' }).map((d) => d.toJS() as Json);
-}
 
 const key = (o: Json) => `${o.kind}/${o.metadata.name}`;
 
