@@ -50,7 +50,10 @@ const TOGGLES = [
  * binary is downloaded here, so the test that uses it is skipped, saying so; where an operator has
  * Helm, it renders the chart for real and checks what chartObjects says without it.
  */
-const HELM = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
+const HELM_COMMAND = 'helm';
+const HELM = spawnSync(HELM_COMMAND, ['version', '--short'], { encoding: 'utf8' }).status === 0;
+/** Debian's package manager, asked which package ships a file (this machine is Debian, as the image). */
+const DPKG_COMMAND = 'dpkg';
 
 /** What the node agent runs on a node (src/mgmtnet/node-agent): each must be in the image. */
 const NODE_AGENT_COMMANDS = ['ovs-vsctl', 'ovsdb-client', 'ip', 'ping', 'sysctl'];
@@ -138,7 +141,7 @@ describe('deploy/kustomize and the chart', () => {
     for (const command of NODE_AGENT_COMMANDS) {
       assert.ok(code.includes(`'${command}'`), `the node agent runs ${command}`);
       // Which Debian package ships it, by dpkg's file lists (this machine is Debian, as the image).
-      const owners = execFileSync('dpkg', ['-S', `*bin/${command}`], { encoding: 'utf8' })
+      const owners = execFileSync(DPKG_COMMAND, ['-S', `*bin/${command}`], { encoding: 'utf8' })
         .split('\n')
         .filter((line) => line.endsWith(`bin/${command}`))
         .flatMap((line) => line.split(': ')[0]!.split(', '));
@@ -361,14 +364,14 @@ describe('deploy/kustomize and the chart', () => {
       () => {
         const template = (...set: string[]) => {
           const args = ['template', 'octonet', CHART, '--namespace', 'openstack', ...set.flatMap((s) => ['--set', s])];
-          const out = execFileSync('helm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+          const out = execFileSync(HELM_COMMAND, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
           return parseAllDocuments(out, { version: '1.1' })
             .map((d) => d.toJS() as Json)
             .filter((o) => o !== null && typeof o === 'object')
             .map(key)
             .sort();
         };
-        execFileSync('helm', ['lint', CHART], { stdio: ['ignore', 'pipe', 'pipe'] });
+        execFileSync(HELM_COMMAND, ['lint', CHART], { stdio: ['ignore', 'pipe', 'pipe'] });
         const on = Object.fromEntries(TOGGLES.map((t) => [t, true]));
         assert.deepEqual(template(), chartObjects(CHART, on).sort());
         for (const toggle of TOGGLES) {
