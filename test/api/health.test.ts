@@ -25,32 +25,30 @@ interface Readiness {
  * oslo.middleware's HTML_RESPONSE_TEMPLATE as Jinja2 renders it (not detailed, one reason `OK`),
  * stripped as oslo strips it: the body Neutron's /healthcheck sends to `Accept: text/html`.
  */
-const OSLO_HTML_OK = [
-  '<HTML>',
-  '<HEAD><TITLE>Healthcheck Status</TITLE></HEAD>',
-  '<BODY>',
-  '',
-  '<H2>Result of 1 checks:</H2>',
-  '<TABLE bgcolor="#ffffff" border="1">',
-  '<TBODY>',
-  '<TR>',
-  '',
-  '<TH>',
-  'Reason',
-  '</TH>',
-  '</TR>',
-  '<TR>',
-  '',
-  '    <TD>OK</TD>',
-  '',
-  '</TR>',
-  '</TBODY>',
-  '</TABLE>',
-  '<HR></HR>',
-  '',
-  '</BODY>',
-  '</HTML>',
-].join('\n');
+const OSLO_HTML_OK = `<HTML>
+<HEAD><TITLE>Healthcheck Status</TITLE></HEAD>
+<BODY>
+
+<H2>Result of 1 checks:</H2>
+<TABLE bgcolor="#ffffff" border="1">
+<TBODY>
+<TR>
+
+<TH>
+Reason
+</TH>
+</TR>
+<TR>
+
+    <TD>OK</TD>
+
+</TR>
+</TBODY>
+</TABLE>
+<HR></HR>
+
+</BODY>
+</HTML>`;
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 

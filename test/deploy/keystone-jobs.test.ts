@@ -89,25 +89,25 @@ describe("deploy/kustomize's Keystone jobs against a real Keystone", () => {
     }
   }
 
-  /** octonet's service user logs in as octonet's config and the user Secret say; its token. */
+  /**
+   * octonet's service user logs in with the user Secret's name and password in project `service`
+   * (domain by ID, as octonet's config names it); its token as Keystone validates it (roles, catalog).
+   */
   async function serviceUserToken(): Promise<Json> {
     const user = secrets.get('octonet-keystone-user')!;
-    const response = await fetch(`${keystone.url}/auth/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth: {
-          identity: {
-            methods: ['password'],
-            password: {
-              user: { name: user.OS_USERNAME, domain: { name: user.OS_USER_DOMAIN_NAME }, password: user.OS_PASSWORD },
-            },
-          },
-          scope: { project: { name: user.OS_PROJECT_NAME, domain: { name: user.OS_PROJECT_DOMAIN_NAME } } },
-        },
-      }),
+    const project = keystone.projects.service;
+    assert.equal(user.OS_PROJECT_NAME, project.name);
+    const token = await keystone.issueToken({
+      id: '',
+      name: user.OS_USERNAME!,
+      password: user.OS_PASSWORD!,
+      project,
+      roles: [],
     });
-    assert.equal(response.status, 201, await response.clone().text());
+    const response = await fetch(`${keystone.url}/auth/tokens`, {
+      headers: { 'x-auth-token': token, 'x-subject-token': token },
+    });
+    assert.equal(response.status, 200);
     return ((await response.json()) as { token: Json }).token;
   }
 
