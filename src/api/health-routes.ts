@@ -61,8 +61,9 @@ function negotiate(accept: string | undefined): Offer {
   return best;
 }
 
+/** Jinja's `|e` (markupsafe): the five characters it escapes. */
 const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
 /** The body oslo.middleware renders for `reasons` in the negotiated type (its non-detailed mode). */
 function healthcheckBody(offer: Offer, reasons: readonly string[]): string {
@@ -71,18 +72,26 @@ function healthcheckBody(offer: Offer, reasons: readonly string[]): string {
       // json.dumps(..., indent=4, sort_keys=True)
       return JSON.stringify({ detailed: false, reasons }, null, 4);
     case 'text/html':
+      // HTML_RESPONSE_TEMPLATE as Jinja renders it when not detailed, blank lines and all.
       return [
         '<HTML>',
         '<HEAD><TITLE>Healthcheck Status</TITLE></HEAD>',
         '<BODY>',
+        '',
         `<H2>Result of ${reasons.length} checks:</H2>`,
         '<TABLE bgcolor="#ffffff" border="1">',
         '<TBODY>',
-        '<TR><TH>Reason</TH></TR>',
-        ...reasons.map((r) => `<TR><TD>${escapeHtml(r)}</TD></TR>`),
+        '<TR>',
+        '',
+        '<TH>',
+        'Reason',
+        '</TH>',
+        '</TR>',
+        reasons.map((r) => `<TR>\n\n    <TD>${escapeHtml(r)}</TD>\n\n</TR>`).join(''),
         '</TBODY>',
         '</TABLE>',
         '<HR></HR>',
+        '',
         '</BODY>',
         '</HTML>',
       ].join('\n');

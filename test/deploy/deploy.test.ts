@@ -3,11 +3,12 @@
  * object checked (kinds and names, the image the Containerfile builds, probes on octonet's real
  * health paths, the rendered config loaded by octonet's own config loader, the db-sync job's
  * command run for real, the Keystone jobs' scripts and endpoints), and the Helm chart's static
- * parts compared with the same objects (Debian has no helm: see chart-skeleton.ts).
+ * parts compared with the same objects, with each `manifests.*` toggle followed to the objects it
+ * switches off (Debian has no helm and no binary is downloaded: see chart-skeleton.ts).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +16,8 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { HEALTHCHECK_PATH, READINESS_PATH } from '../../src/api/health-routes.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Json } from '../fixtures/json.js';
-import { chartSkeletons, coveredBy } from './chart-skeleton.js';
+import { chartObjects, chartSkeletons, coveredBy } from './chart-skeleton.js';
+import { kustomize } from './render.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEPLOY = join(ROOT, 'deploy');
@@ -43,11 +45,13 @@ const TOGGLES = [
   'service_server',
 ];
 
-/** kubectl kustomize's output, parsed as Kubernetes parses YAML (1.1: `0555` is octal). */
-function kustomize(dir: string): Json[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return parseAllDocuments(out, { version: '1.1' }).map((d) => d.toJS() as Json);
-}
+/**
+ * A real `helm` on PATH, if any. Debian (this project's machines and CI) has no helm package and no
+ * binary is downloaded here, so the test that uses it is skipped, saying so; where an operator has
+ * Helm, it renders the chart for real and checks what chartObjects says without it.
+ */
+const HELM_COMMAND = 'helm';
+const HELM = spawnSync(HELM_COMMAND, ['version', '--short'], { encoding: 'utf8' }).status === 0;
 
 const key = (o: Json) => `${o.kind}/${o.metadata.name}`;
 
@@ -101,23 +105,6 @@ describe('deploy/kustomize and the chart', () => {
     const octonet = images.filter((i) => i.image.includes('octonet'));
     assert.ok(octonet.length >= 4, 'server, db-sync, operator, node agent');
     for (const { object, image } of octonet) assert.equal(image, IMAGE, object);
-  });
-
-  it('the Containerfile copies what exists and runs the build tsconfig.build.json makes', () => {
-    // No image is built here (its base image comes from a registry this machine does not reach).
-    const containerfile = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
-    const sources = [...containerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(' '));
-    assert.ok(sources.includes('src') && sources.includes('package-lock.json') && sources.includes('src/web/assets'));
-    for (const source of sources) assert.ok(existsSync(join(ROOT, source)), `COPY ${source}`);
-    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
-      compilerOptions: { outDir: string };
-    };
-    assert.match(containerfile, new RegExp(`/opt/octonet/${build.compilerOptions.outDir}/cli/main\\.js`));
-    // The commit `octonet --version` reads (src/cli/version.ts) is written where it looks for it.
-    assert.match(containerfile, /> build-info\.json/);
-    assert.match(readFileSync(join(ROOT, 'src/cli/version.ts'), 'utf8'), /build-info\.json/);
-    assert.match(containerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
-    assert.match(containerfile, /openvswitch-common ovn-common/);
   });
 
   it("probes hit octonet's real health paths on the port the config listens on", () => {
@@ -269,6 +256,88 @@ describe('deploy/kustomize and the chart', () => {
       assert.deepEqual(readdirSync(join(CHART, 'files')).sort(), links.sort());
     });
 
+    it('each manifests toggle switches off its own objects and no other; all off makes nothing', () => {
+      // Without Helm: chartObjects follows the templates' `if .Values.manifests.*` (see chart-skeleton.ts).
+      const on = Object.fromEntries(TOGGLES.map((t) => [t, true]));
+      const objects = (off: string[]) =>
+        chartObjects(CHART, { ...on, ...Object.fromEntries(off.map((t) => [t, false])) }).sort();
+      const all = objects([]);
+      // With every toggle on (values.yaml's defaults): each object once, the same set as the
+      // kustomize variants (deploy/kustomize, and deploy/ less its Namespace).
+      assert.deepEqual(
+        Object.values(values.manifests),
+        TOGGLES.map(() => true),
+      );
+      const unhashed = overlay.map(key).map((k) => k.replace(/-[a-z0-9]{10}$/, ''));
+      assert.deepEqual(all, [...unhashed, ...base.filter((o) => o.kind !== 'Namespace').map(key)].sort());
+      const crds = base.filter((o) => o.kind === 'CustomResourceDefinition').map(key);
+      assert.equal(crds.length, 2);
+      const switches: Record<string, string[]> = {
+        configmap_bin: ['ConfigMap/octonet-bin'],
+        configmap_etc: ['ConfigMap/octonet-etc'],
+        crds,
+        daemonset_node_agent: ['DaemonSet/octonet-node-agent'],
+        deployment_operator: ['Deployment/octonet-operator'],
+        deployment_server: ['Deployment/octonet-server'],
+        ingress_server: ['Ingress/octonet'],
+        job_db_sync: ['Job/octonet-db-sync'],
+        job_ks_endpoints: ['Job/octonet-ks-endpoints'],
+        job_ks_service: ['Job/octonet-ks-service'],
+        job_ks_user: ['Job/octonet-ks-user'],
+        pdb_server: ['PodDisruptionBudget/octonet-server'],
+        secret_db: ['Secret/octonet-db-user'],
+        secret_keystone: [
+          'Secret/octonet-keystone-admin',
+          'Secret/octonet-keystone-user',
+          'Secret/octonet-neutron-credentials',
+        ],
+        service_server: ['Service/octonet-server'],
+      };
+      assert.deepEqual(Object.keys(switches).sort(), TOGGLES);
+      for (const [toggle, gone] of Object.entries(switches)) {
+        assert.deepEqual(
+          objects([toggle]),
+          all.filter((o) => !gone.includes(o)),
+          `manifests.${toggle}: false`,
+        );
+      }
+      // The RBAC and the operator's credentials go only when neither the operator nor the agent runs.
+      const operatorBundle = base
+        .filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind as string))
+        .map(key);
+      assert.deepEqual(
+        objects(['deployment_operator', 'daemonset_node_agent']),
+        all.filter((o) => !operatorBundle.includes(o)),
+      );
+      assert.deepEqual(objects(TOGGLES), []);
+    });
+
+    it(
+      'a real helm renders the objects chartObjects names, for the defaults and each toggle off',
+      { skip: !HELM && 'no helm here: Debian has no helm package and no binary is downloaded' },
+      () => {
+        const template = (...set: string[]) => {
+          const args = ['template', 'octonet', CHART, '--namespace', 'openstack', ...set.flatMap((s) => ['--set', s])];
+          const out = execFileSync(HELM_COMMAND, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+          return parseAllDocuments(out, { version: '1.1' })
+            .map((d) => d.toJS() as Json)
+            .filter((o) => o !== null && typeof o === 'object')
+            .map(key)
+            .sort();
+        };
+        execFileSync(HELM_COMMAND, ['lint', CHART], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const on = Object.fromEntries(TOGGLES.map((t) => [t, true]));
+        assert.deepEqual(template(), chartObjects(CHART, on).sort());
+        for (const toggle of TOGGLES) {
+          assert.deepEqual(
+            template(`manifests.${toggle}=false`),
+            chartObjects(CHART, { ...on, [toggle]: false }).sort(),
+            toggle,
+          );
+        }
+      },
+    );
+
     it('says literally what the kustomize objects say, where it says anything literal', () => {
       const rendered = (kind: string, name: string): unknown => {
         const object =
@@ -293,6 +362,9 @@ describe('deploy/kustomize and the chart', () => {
       assert.equal(values.images.tags.octonet_operator, IMAGE);
       assert.equal(values.images.tags.octonet_node_agent, IMAGE);
       assert.equal(values.images.tags.octonet_db_sync, IMAGE);
+      // deploy/'s files name the image literally; the chart swaps in images.tags.* by that literal.
+      const helpers = readFileSync(join(CHART, 'templates', '_helpers.tpl'), 'utf8');
+      assert.ok(helpers.includes(`replace "image: ${IMAGE}"`), '_helpers.tpl replaces the image deploy/ names');
       assert.equal(server.spec.replicas, values.pod.replicas.server);
       assert.equal(container.livenessProbe.httpGet.path, values.pod.probes.server.liveness.path);
       assert.equal(container.readinessProbe.httpGet.path, values.pod.probes.server.readiness.path);

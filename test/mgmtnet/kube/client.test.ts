@@ -3,7 +3,7 @@
  * (test/fixtures/fake-kube-apiserver.ts; no kube-apiserver runs here): CRUD with optimistic
  * concurrency, the status subresource, finalizers, label selectors, and a watch that resumes after
  * its stream ends and lists again after 410 Gone. Also how the connection is found (kubeconfig with
- * an `exec` credential plugin, in-cluster service account over TLS).
+ * an `exec` credential plugin or an oidc auth-provider, in-cluster service account over TLS).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -317,6 +317,41 @@ describe('kube connection', () => {
       ['Bearer from-exec-plugin', 'Bearer from-exec-plugin'],
     );
     assert.equal(readFileSync(calls, 'utf8'), 'called\n', 'called once: the unexpired credential is reused');
+  });
+
+  it("sends a kubeconfig's auth-provider (oidc) id-token while it is valid", async () => {
+    // kubectl's oidc auth-provider entry: an unexpired id-token is sent as it is (no IdP is asked;
+    // past its `exp` client-node would refresh it at idp-issuer-url with the refresh-token).
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const idToken = `${part({ alg: 'RS256' })}.${part({ iss: 'https://idp.invalid', sub: 'octonet', exp })}.c2ln`;
+    const path = join(dir, 'oidc-config');
+    writeFileSync(
+      path,
+      [
+        'apiVersion: v1',
+        'current-context: fake',
+        'contexts: [{name: fake, context: {cluster: fake, user: oidc}}]',
+        `clusters: [{name: fake, cluster: {server: "${fake.url}", insecure-skip-tls-verify: true}}]`,
+        'users:',
+        '- name: oidc',
+        '  user:',
+        '    auth-provider:',
+        '      name: oidc',
+        '      config:',
+        '        idp-issuer-url: https://idp.invalid',
+        '        client-id: kubernetes',
+        `        id-token: ${idToken}`,
+        '        refresh-token: unused',
+      ].join('\n'),
+    );
+    const kube = new KubeClient(resolveConnection({ env: { KUBECONFIG: path } }));
+    await kube.get(NODES, undefined, 'oidc-probe');
+    const sent = fake.requests.filter((r) => r.path === '/api/v1/nodes/oidc-probe');
+    assert.deepEqual(
+      sent.map((r) => r.authorization),
+      [`Bearer ${idToken}`],
+    );
   });
 
   it('uses the service account in a pod', () => {

@@ -367,6 +367,15 @@ describe('octonet operator (fake Kubernetes API server, real octonet API)', () =
         return condition(o, 'Ready')?.reason === 'NeutronUnavailable' && o;
       }, 'the NeutronUnavailable condition');
       assert.match(condition(down, 'Ready').message, /503|ServiceUnavailable|Neutron is down/);
+      // Every retry fails the same way: one Warning Event, counted again (client-go's aggregation),
+      // not one Event per attempt.
+      const repeated = await waitFor(() => {
+        const events = eventsFor(ns, 'mgmt-u', 'NeutronUnavailable');
+        return events.length === 1 && events[0].count >= 3 && events[0];
+      }, 'the NeutronUnavailable event counted three times');
+      assert.equal(repeated.type, 'Warning');
+      assert.ok(repeated.lastTimestamp >= repeated.firstTimestamp);
+      assert.equal(eventsFor(ns, 'mgmt-u', 'NeutronUnavailable').length, 1);
       target = api.url;
       await readyFor(ns, 'mgmt-u');
     } finally {
