@@ -131,8 +131,10 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     ping.stdout.on('data', (chunk: Buffer) => (pinged += chunk.toString()));
     const pingDone = new Promise((resolve) => ping.once('close', resolve));
     let restoredAt = 0;
+    let injectedAt = 0;
     try {
       await load.until((seen) => seen.filter((o) => isOk(o.status)).length >= WARM_UP_SUCCESSES);
+      injectedAt = Date.now();
       await fault.inject();
       await sleep(FAULT_MS);
       await fault.restore();
@@ -157,7 +159,8 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     );
     for (const replica of replicas) assert.ok(replica.running(), `a replica exited during ${fault.name}`);
 
-    // Every acknowledged write is in the database (asked of each replica in turn) and in the NB.
+    // Every acknowledged write is in the database (asked of each replica in turn) and in the NB
+    // (floating IPs the load makes are unassociated: ML2/OVN writes no NB row for those).
     const { networks, ports: createdPorts, routers, floatingips } = load.acknowledged;
     const api = (i: number) => new Client(replicas[i % REPLICAS]!.url, null);
     const kinds = { networks, ports: createdPorts, routers, floatingips };
@@ -187,11 +190,21 @@ describe('three replicas on PostgreSQL over a clustered OVN: faults under load',
     assert.equal(new Set(macs).size, macs.length, 'a MAC address was handed out twice');
     const addresses = all.flatMap((p) => p.fixed_ips.map((f: Json) => `${f.subnet_id}/${f.ip_address}`));
     assert.equal(new Set(addresses).size, addresses.length, 'an IP address was handed out twice');
+    // Nothing leaked: every address the subnets count as used belongs to a port.
+    const availability = (await admin.get('/v2.0/network-ip-availabilities')).body.network_ip_availabilities as Json[];
+    const used = availability.reduce((n, a) => n + Number(a.used_ips), 0);
+    assert.equal(used, addresses.length, 'addresses allocated to no port');
 
     await assertPing(lab(), lab().vmCommand('vm-node1', []), vm2Address);
 
     const sent = Number(/(\d+) packets transmitted/.exec(pinged)?.[1] ?? 0);
     const received = Number(/(\d+) received/.exec(pinged)?.[1] ?? 0);
+    // Traffic stops no longer than the fault lasts (one ping each 100 ms; a second's slack for
+    // the ping in flight and ARP).
+    assert.ok(
+      (sent - received) * 100 <= restoredAt - injectedAt + 1000,
+      `${fault.name}: ${sent - received} pings lost, over ${restoredAt - injectedAt} ms of fault`,
+    );
     const row = {
       fault: fault.name,
       ...faultFigures(outcomes, restoredAt),
