@@ -131,7 +131,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       tables: SB_MONITORED,
     });
     this.metrics = createOvnMetrics(options.registry, { nb: this.nb, sb: this.sb });
-    this.nbView = new NbView(this.nb.replica);
+    this.nbView = new NbView(this.nb.replica, (listener) => this.nb.onChange(listener));
     this.portStatus = new PortStatus({ nbView: this.nbView, host: () => this.host, metrics: this.metrics, logger });
     this.owner = new NbOwnership({
       nb: this.nb,

@@ -17,6 +17,7 @@ import type {
   QosRow,
   ReplicaView,
   NbTables,
+  RowChange,
 } from './ovsdb/index.js';
 import { DROP_PORT_GROUP } from './mapping.js';
 import { INVALID_CHASSIS } from './router-mapping.js';
@@ -71,8 +72,51 @@ export function isNeutronPort(row: Pick<LogicalSwitchPortRow, 'external_ids'>): 
   return row.external_ids['neutron:port_name'] !== undefined;
 }
 
+/** DHCP_Options rows by whom they belong to (`external_ids`, a map: the replica cannot index it). */
+interface DhcpIndex {
+  readonly subnet: Map<string, DhcpOptionsRow>;
+  readonly bySubnet: Map<string, DhcpOptionsRow[]>;
+  readonly byPort: Map<string, DhcpOptionsRow[]>;
+}
+
 export class NbView {
-  constructor(private readonly replica: ReplicaView<NbTables>) {}
+  private dhcpIndex: DhcpIndex | undefined;
+
+  /**
+   * `follow`, when given, subscribes to the replica's changes (`OvsdbClient.onChange`) before any
+   * other listener, so that the DHCP rows can be looked up by subnet and port through an index
+   * dropped on every change to them; without it every lookup scans the table. At 100,000 ports in
+   * 1,000 subnets, planning a port scanned 2,000 rows.
+   */
+  constructor(
+    private readonly replica: ReplicaView<NbTables>,
+    follow?: (listener: (changes: readonly RowChange<NbTables>[]) => void) => void,
+  ) {
+    this.indexed = follow !== undefined;
+    follow?.((changes) => {
+      if (this.dhcpIndex && changes.some((change) => change.table === 'DHCP_Options')) this.dhcpIndex = undefined;
+    });
+  }
+
+  private readonly indexed: boolean;
+
+  private dhcp(): DhcpIndex | undefined {
+    if (!this.indexed) return undefined;
+    if (this.dhcpIndex) return this.dhcpIndex;
+    const index: DhcpIndex = { subnet: new Map(), bySubnet: new Map(), byPort: new Map() };
+    const push = (map: Map<string, DhcpOptionsRow[]>, key: string, row: DhcpOptionsRow) => {
+      const list = map.get(key);
+      if (list) list.push(row);
+      else map.set(key, [row]);
+    };
+    for (const row of this.dhcpOptions()) {
+      const { subnet_id: subnetId, port_id: portId } = row.external_ids;
+      if (subnetId !== undefined) push(index.bySubnet, subnetId, row);
+      if (portId !== undefined) push(index.byPort, portId, row);
+      else if (subnetId !== undefined && !index.subnet.has(subnetId)) index.subnet.set(subnetId, row);
+    }
+    return (this.dhcpIndex = index);
+  }
 
   logicalSwitch(name: string): LogicalSwitchRow | undefined {
     return this.replica.findOne('Logical_Switch', 'name', name);
@@ -114,6 +158,8 @@ export class NbView {
 
   /** The subnet's own row (not a port's). */
   subnetDhcp(subnetId: string): DhcpOptionsRow | undefined {
+    const index = this.dhcp();
+    if (index) return index.subnet.get(subnetId);
     for (const row of this.dhcpOptions()) {
       if (row.external_ids.subnet_id === subnetId && row.external_ids.port_id === undefined) return row;
     }
@@ -122,11 +168,15 @@ export class NbView {
 
   /** Rows of a subnet: its own and its ports'. */
   dhcpOfSubnet(subnetId: string): DhcpOptionsRow[] {
+    const index = this.dhcp();
+    if (index) return [...(index.bySubnet.get(subnetId) ?? [])];
     return [...this.dhcpOptions()].filter((row) => row.external_ids.subnet_id === subnetId);
   }
 
   /** A port's own rows (from its extra DHCP options). */
   portDhcp(portId: string): DhcpOptionsRow[] {
+    const index = this.dhcp();
+    if (index) return [...(index.byPort.get(portId) ?? [])];
     return [...this.dhcpOptions()].filter((row) => row.external_ids.port_id === portId);
   }
 
