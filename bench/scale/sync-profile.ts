@@ -1,10 +1,12 @@
 /**
- * `node --import tsx bench/scale/sync-profile.ts --ports 100000 [--dir DIR] [--runs 2] [--cpu-prof]`:
+ * `node --import tsx bench/scale/sync-profile.ts --ports 100000 [--dir DIR] [--runs 2] [--cpu-prof] [--perf]`:
  * where the full OVN pass into an empty NB spends its time. It fills a database once (kept in
  * `--dir` for the next run), then, per run, starts a fresh OVN central and `serve` (the built
  * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
  * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
- * and the load average. `--cpu-prof` writes octonet's V8 profile into the run's directory.
+ * and the load average. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
+ * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
+ * an A/B on the same database).
  *
  * Prints figures and asserts nothing; everything it starts it stops.
  */
@@ -44,13 +46,16 @@ interface Running {
   stop(): Promise<void>;
 }
 
+/** The checkout whose `dist/` runs (`--dist`: another build, for an A/B on the same data). */
+let buildRoot = repoRoot;
+
 async function serve(dir: string, label: string, ovn?: { nb: string; sb: string }, cpuProf = false): Promise<Running> {
   const port = await freePort();
   const logFile = join(dir, `serve-${label}.log`);
   const args = [
     '--max-semi-space-size=4',
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${label}`)}`] : []),
-    join(repoRoot, 'dist/cli/main.js'),
+    join(buildRoot, 'dist/cli/main.js'),
     'serve',
     '--listen',
     `127.0.0.1:${port}`,
@@ -74,7 +79,7 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killGroup(child.pid!, 'SIGTERM');
-      await Promise.race([exited, sleep(30_000)]);
+      await Promise.race([exited, sleep(120_000)]); // the V8 profile is written on exit
       if (child.exitCode === null && child.signalCode === null) killGroup(child.pid!, 'SIGKILL');
     },
   };
@@ -102,13 +107,23 @@ function logRecords(file: string): { msg: string; time: number; [k: string]: unk
     .map((l) => JSON.parse(l) as { msg: string; time: number });
 }
 
-async function onePass(dir: string, label: string, cpuProf: boolean) {
+async function onePass(dir: string, label: string, cpuProf: boolean, perf: boolean) {
   const central = startOvnCentral();
   const pids = Object.fromEntries(
     ['nb', 'sb', 'northd'].map((name) => [name, Number(readFileSync(join(central.dir, `${name}.pid`), 'utf8'))]),
   );
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const load = loadavg()[0]!;
+  // `perf record` of the OVN central's processes, for `perf report -i DIR/perf-LABEL.data --sort comm,sym`.
+  const recorder = perf
+    ? spawn(
+        'perf',
+        ['record', '-F', '99', '-p', Object.values(pids).join(','), '-o', join(dir, `perf-${label}.data`)],
+        {
+          stdio: 'ignore',
+        },
+      )
+    : undefined;
   const started = Date.now();
   const server = await serve(dir, label, central, cpuProf);
   try {
@@ -121,13 +136,20 @@ async function onePass(dir: string, label: string, cpuProf: boolean) {
     }
     const cpu: Record<string, number> = { octonet: cpuSeconds(server.pid) };
     for (const [name, pid] of Object.entries(pids)) cpu[name] = cpuSeconds(pid) - before[name]!;
-    const records = logRecords(server.logFile);
+    // serve handles SIGTERM (and so writes its V8 profile) once its API is open.
+    let records = logRecords(server.logFile);
+    while (!records.some((r) => r.msg === 'octonet API listening') && Date.now() - started < 1_800_000) {
+      await sleep(200);
+      records = logRecords(server.logFile);
+    }
+    const listening = records.find((r) => r.msg === 'octonet API listening');
     const failed = records.filter((r) => r.msg.startsWith('full OVN pass failed')).length;
     const disconnects = records.filter((r) => r.msg === 'ovsdb disconnected').length;
     return {
       label,
       seconds: Number(summary.seconds ?? NaN),
       spawnToDone: (summary.time - started) / 1000,
+      passToApi: listening ? (listening.time - summary.time) / 1000 : undefined,
       failed,
       disconnects,
       cpu,
@@ -135,6 +157,10 @@ async function onePass(dir: string, label: string, cpuProf: boolean) {
       created: summary.created,
     };
   } finally {
+    if (recorder) {
+      recorder.kill('SIGINT');
+      await new Promise((r) => recorder.once('exit', r));
+    }
     await server.stop();
     central.stop();
   }
@@ -149,6 +175,8 @@ async function main(): Promise<number> {
       dir: { type: 'string' },
       runs: { type: 'string' },
       'cpu-prof': { type: 'boolean' },
+      perf: { type: 'boolean' },
+      dist: { type: 'string' },
     },
   });
   const ports = intOption('ports', values.ports, 100_000);
@@ -169,8 +197,9 @@ async function main(): Promise<number> {
     (await import('node:fs')).writeFileSync(join(dir, 'filled'), `${ports}\n`);
   }
   const runs = intOption('runs', values.runs, 1);
+  if (values.dist) buildRoot = resolve(values.dist);
   for (let i = 0; i < runs; i++) {
-    const result = await onePass(dir, `run-${Date.now()}`, values['cpu-prof'] ?? false);
+    const result = await onePass(dir, `run-${Date.now()}`, values['cpu-prof'] ?? false, values.perf ?? false);
     process.stdout.write(JSON.stringify(result) + '\n');
   }
   return 0;

@@ -47,7 +47,7 @@ export interface OvsdbClientOptions<T extends TableRowTypes = DefaultTables> {
   leaderOnly?: boolean;
   /**
    * Interval of our `echo` keep-alive. The connection is closed when an echo went unanswered and
-   * nothing at all arrived for three intervals while no other request of ours was waiting
+   * nothing at all arrived for six intervals while no other request of ours was waiting
    * (`JsonRpcConnection`). 0 disables it. Default 5000.
    */
   echoIntervalMs?: number;

@@ -19,8 +19,9 @@ import { JsonTextSplitter } from './json-stream.js';
 
 export type OvsdbRemote = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
 
-/** Probe ticks in a row without a byte from the server before an idle connection is dropped. */
-const SILENT_INTERVALS = 3;
+/** Probe ticks in a row without a byte from the server before an idle connection is dropped (30 s at
+ * the default 5 s: a loaded SB was seen silent for more than 15 s while ovn-northd wrote 100,000 ports). */
+const SILENT_INTERVALS = 6;
 
 /** ovsdb's own default port when a `tcp:` remote names none. */
 const DEFAULT_OVSDB_PORT = 6640;
