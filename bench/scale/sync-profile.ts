@@ -11,7 +11,7 @@
  * Prints figures and asserts nothing; everything it starts it stops.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,7 +67,6 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
     ovn ? 'info' : 'warn',
     ...(ovn ? ['--ovn-nb', ovn.nb, '--ovn-sb', ovn.sb] : []),
   ];
-  const { openSync, closeSync } = await import('node:fs');
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', fd, fd], detached: true });
   closeSync(fd);
@@ -194,7 +193,7 @@ async function main(): Promise<number> {
     } finally {
       await server.stop();
     }
-    (await import('node:fs')).writeFileSync(join(dir, 'filled'), `${ports}\n`);
+    writeFileSync(join(dir, 'filled'), `${ports}\n`);
   }
   const runs = intOption('runs', values.runs, 1);
   if (values.dist) buildRoot = resolve(values.dist);
