@@ -47,7 +47,8 @@ export interface OvsdbClientOptions<T extends TableRowTypes = DefaultTables> {
   leaderOnly?: boolean;
   /**
    * Interval of our `echo` keep-alive. The connection is closed when an echo went unanswered and
-   * nothing at all arrived for a whole interval. 0 disables it. Default 5000.
+   * nothing at all arrived for six intervals while no other request of ours was waiting
+   * (`JsonRpcConnection`). 0 disables it. Default 5000.
    */
   echoIntervalMs?: number;
   /**

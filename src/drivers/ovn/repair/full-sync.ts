@@ -20,12 +20,12 @@ import {
 } from '../mapping.js';
 import type { OvnMetrics } from '../metrics.js';
 import type { NbView } from '../nb-view.js';
-import { OvsdbTransactionError, type Operation } from '../ovsdb/index.js';
 import { isRouterPort, logicalRouterName } from '../router-mapping.js';
 import { planRouter } from '../router-planner.js';
 import { effectiveQosPolicyId, planPortQos, withQos } from '../qos.js';
+import { Batch, type NbWriter } from './batch.js';
 import type { DesiredState } from './desired-state.js';
-import { keyOf, type ResourceKey } from './resource-key.js';
+import { keyOf } from './resource-key.js';
 import {
   planNetwork,
   planNetworkDhcpCleanup,
@@ -33,13 +33,9 @@ import {
   planPortGroup,
   planSubnetDhcp,
   type Outcome,
-  type Plan,
 } from '../planner.js';
 
-/** Operations per NB transaction: large enough to be quick, small enough to stay snappy. */
-const BATCH_OPERATIONS = 2000;
-/** Batches sent before the first of them must be answered (see `Batch`). */
-const IN_FLIGHT = 3;
+export type { NbWriter } from './batch.js';
 
 export interface FullSyncReport {
   readonly created: number;
@@ -47,16 +43,6 @@ export interface FullSyncReport {
   readonly deleted: number;
   readonly unchanged: number;
   readonly seconds: number;
-}
-
-/**
- * What the full pass needs of the per-resource repair (`NbSync`): to leave each resource's drift
- * check behind, and to write through the same transaction path (merging, metrics).
- */
-export interface NbWriter {
-  /** `inSync`: the plan was just found to need no write. */
-  remember(key: ResourceKey, plan: () => Plan, inSync?: boolean): void;
-  transact(ops: readonly Operation[]): Promise<void>;
 }
 
 export interface FullSyncDeps {
@@ -236,89 +222,4 @@ function groupMembers(snapshot: Snapshot, ports: ReadonlySet<string>): Map<strin
     }
   }
   return result;
-}
-
-/**
- * Collects plans into transactions of about `BATCH_OPERATIONS` operations, keeping up to
- * `IN_FLIGHT` of them sent at once: the next batch is planned while the NB commits the last (one
- * connection, so the NB applies them in order; at 100,000 ports, waiting for each reply before
- * planning the next left octonet idle half the pass). `flush` waits for all of them, so a step
- * that reads what the previous one wrote (group members need their LSPs' uuids) sees it in the
- * replica. When a batch is refused, its resources are planned again and written one by one: the
- * replica may have moved since they were planned (the API's own writes run beside the pass), and
- * one resource the NB refuses (say, a hand-made row in the way of a unique name) must not hold back
- * all the others; those are logged.
- */
-class Batch {
-  private pending: { key: ResourceKey; ops: Operation[]; replan: () => Operation[] }[] = [];
-  private size = 0;
-  private inFlight: Promise<void>[] = [];
-  /** The first error that was not the NB refusing a transaction; `flush` (or the next `add`) throws it. */
-  private failure: { error: unknown } | undefined;
-
-  constructor(
-    private readonly writer: NbWriter,
-    private readonly counts: Record<Outcome, number>,
-    private readonly logger: Logger,
-  ) {}
-
-  /** Adds a plan's operations; `remember` false keeps the resource's existing drift check. */
-  async add(key: ResourceKey, plan: () => Plan, extra: Operation[] = [], remember = true): Promise<void> {
-    const { ops, outcome } = plan();
-    this.counts[extra.length > 0 && outcome === 'unchanged' ? 'deleted' : outcome]++;
-    if (remember) this.writer.remember(key, plan, ops.length === 0);
-    if (ops.length + extra.length === 0) return;
-    this.pending.push({ key, ops: [...ops, ...extra], replan: () => [...plan().ops, ...extra] });
-    this.size += ops.length + extra.length;
-    if (this.size < BATCH_OPERATIONS) return;
-    this.send();
-    while (this.inFlight.length >= IN_FLIGHT) await this.inFlight.shift();
-    this.rethrow();
-  }
-
-  /** Sends what is pending and waits until every batch sent is answered. */
-  async flush(): Promise<void> {
-    this.send();
-    const all = this.inFlight;
-    this.inFlight = [];
-    await Promise.all(all);
-    this.rethrow();
-  }
-
-  private send(): void {
-    const pending = this.pending;
-    this.pending = [];
-    this.size = 0;
-    if (pending.length === 0) return;
-    this.inFlight.push(
-      this.write(pending).catch((error: unknown) => {
-        this.failure ??= { error };
-      }),
-    );
-  }
-
-  private rethrow(): void {
-    if (this.failure) throw this.failure.error;
-  }
-
-  private async write(
-    pending: readonly { key: ResourceKey; ops: Operation[]; replan: () => Operation[] }[],
-  ): Promise<void> {
-    try {
-      await this.writer.transact(pending.flatMap((p) => p.ops));
-    } catch (error) {
-      if (!(error instanceof OvsdbTransactionError)) throw error;
-      for (const { key, replan } of pending) {
-        try {
-          await this.writer.transact(replan());
-        } catch (single) {
-          if (!(single instanceof OvsdbTransactionError)) throw single;
-          this.logger.error(
-            { err: single, resource: key },
-            "the NB refused this resource's rows; left for the next pass",
-          );
-        }
-      }
-    }
-  }
 }

@@ -1,0 +1,207 @@
+/**
+ * `node --import tsx bench/scale/sync-profile.ts --ports 100000 [--dir DIR] [--runs 2] [--cpu-prof] [--perf]`:
+ * where the full OVN pass into an empty NB spends its time. It fills a database once (kept in
+ * `--dir` for the next run), then, per run, starts a fresh OVN central and `serve` (the built
+ * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
+ * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
+ * and the load average. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
+ * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
+ * an A/B on the same database).
+ *
+ * Prints figures and asserts nothing; everything it starts it stops.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/fixtures/postgres.js';
+import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
+import { killGroup } from '../api/teardown.js';
+import { intOption } from '../goals-report.js';
+import { runBench } from '../lab-run.js';
+import { NeutronApi } from '../ovn/neutron-api.js';
+import { fill } from './fill.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the database'];
+const TICK = 100; // USER_HZ
+
+/** utime + stime of a process, in seconds (0 once it is gone). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICK;
+  } catch {
+    return 0;
+  }
+}
+
+interface Running {
+  pid: number;
+  baseUrl: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** The checkout whose `dist/` runs (`--dist`: another build, for an A/B on the same data). */
+let buildRoot = repoRoot;
+
+async function serve(dir: string, label: string, ovn?: { nb: string; sb: string }, cpuProf = false): Promise<Running> {
+  const port = await freePort();
+  const logFile = join(dir, `serve-${label}.log`);
+  const args = [
+    '--max-semi-space-size=4',
+    ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${label}`)}`] : []),
+    join(buildRoot, 'dist/cli/main.js'),
+    'serve',
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--database',
+    `sqlite:${join(dir, 'octonet.db')}`,
+    '--state-dir',
+    dir,
+    '--log-level',
+    ovn ? 'info' : 'warn',
+    ...(ovn ? ['--ovn-nb', ovn.nb, '--ovn-sb', ovn.sb] : []),
+  ];
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', fd, fd], detached: true });
+  closeSync(fd);
+  const exited = new Promise((r) => child.once('exit', r));
+  return {
+    pid: child.pid!,
+    baseUrl: `http://127.0.0.1:${port}`,
+    logFile,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      killGroup(child.pid!, 'SIGTERM');
+      await Promise.race([exited, sleep(120_000)]); // the V8 profile is written on exit
+      if (child.exitCode === null && child.signalCode === null) killGroup(child.pid!, 'SIGKILL');
+    },
+  };
+}
+
+async function waitForApi(baseUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(baseUrl + '/', { signal: AbortSignal.timeout(1000) })).ok) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`no answer from ${baseUrl}`);
+    await sleep(100);
+  }
+}
+
+/** The records of a pino log so far. */
+function logRecords(file: string): { msg: string; time: number; [k: string]: unknown }[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; time: number });
+}
+
+async function onePass(dir: string, label: string, cpuProf: boolean, perf: boolean) {
+  const central = startOvnCentral();
+  const pids = Object.fromEntries(
+    ['nb', 'sb', 'northd'].map((name) => [name, Number(readFileSync(join(central.dir, `${name}.pid`), 'utf8'))]),
+  );
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const load = loadavg()[0]!;
+  // `perf record` of the OVN central's processes, for `perf report -i DIR/perf-LABEL.data --sort comm,sym`.
+  const recorder = perf
+    ? spawn(
+        'perf',
+        ['record', '-F', '99', '-p', Object.values(pids).join(','), '-o', join(dir, `perf-${label}.data`)],
+        {
+          stdio: 'ignore',
+        },
+      )
+    : undefined;
+  const started = Date.now();
+  const server = await serve(dir, label, central, cpuProf);
+  try {
+    let summary: { msg: string; time: number; [k: string]: unknown } | undefined;
+    while (!summary) {
+      await sleep(200);
+      const records = logRecords(server.logFile);
+      summary = records.find((r) => SUMMARY.includes(r.msg));
+      if (Date.now() - started > 1_800_000) throw new Error('no full pass within 30 minutes');
+    }
+    const cpu: Record<string, number> = { octonet: cpuSeconds(server.pid) };
+    for (const [name, pid] of Object.entries(pids)) cpu[name] = cpuSeconds(pid) - before[name]!;
+    // serve handles SIGTERM (and so writes its V8 profile) once its API is open.
+    let records = logRecords(server.logFile);
+    while (!records.some((r) => r.msg === 'octonet API listening') && Date.now() - started < 1_800_000) {
+      await sleep(200);
+      records = logRecords(server.logFile);
+    }
+    const listening = records.find((r) => r.msg === 'octonet API listening');
+    const failed = records.filter((r) => r.msg.startsWith('full OVN pass failed')).length;
+    const disconnects = records.filter((r) => r.msg === 'ovsdb disconnected').length;
+    return {
+      label,
+      seconds: Number(summary.seconds ?? NaN),
+      spawnToDone: (summary.time - started) / 1000,
+      passToApi: listening ? (listening.time - summary.time) / 1000 : undefined,
+      failed,
+      disconnects,
+      cpu,
+      load: [load, loadavg()[0]!],
+      created: summary.created,
+    };
+  } finally {
+    if (recorder) {
+      recorder.kill('SIGINT');
+      await new Promise((r) => recorder.once('exit', r));
+    }
+    await server.stop();
+    central.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      ports: { type: 'string' },
+      'per-network': { type: 'string' },
+      dir: { type: 'string' },
+      runs: { type: 'string' },
+      'cpu-prof': { type: 'boolean' },
+      perf: { type: 'boolean' },
+      dist: { type: 'string' },
+    },
+  });
+  const ports = intOption('ports', values.ports, 100_000);
+  const perNetwork = intOption('per-network', values['per-network'], 100);
+  const dir = resolve(values.dir ?? `/tmp/octonet-sync-profile-${ports}`);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'filled'))) {
+    const server = await serve(dir, 'fill');
+    try {
+      await waitForApi(server.baseUrl, 120_000);
+      const api = new NeutronApi(server.baseUrl);
+      const filled = await fill(api, ports, perNetwork, (l) => process.stderr.write(`fill: ${l}\n`));
+      api.close();
+      process.stderr.write(`filled ${ports} ports in ${filled.seconds.toFixed(1)} s\n`);
+    } finally {
+      await server.stop();
+    }
+    writeFileSync(join(dir, 'filled'), `${ports}\n`);
+  }
+  const runs = intOption('runs', values.runs, 1);
+  if (values.dist) buildRoot = resolve(values.dist);
+  for (let i = 0; i < runs; i++) {
+    const result = await onePass(dir, `run-${Date.now()}`, values['cpu-prof'] ?? false, values.perf ?? false);
+    process.stdout.write(JSON.stringify(result) + '\n');
+  }
+  return 0;
+}
+
+runBench(main);
