@@ -28,7 +28,12 @@ interface Entry {
 /** About what an entry costs besides its text: the map slot, the entry, the id string. */
 const ENTRY_OVERHEAD_BYTES = 160;
 
-export const DEFAULT_VIEW_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * 16 MiB: about 16,000 ports' views, ten times the shared bench's list. At 100,000 ports a cache
+ * of 32 MiB held 40 % of them, so random filtered lists still mostly missed, and the API server's
+ * RSS in bench:scale's read phase was 358 MiB (238 MiB at 16 MiB; single runs, noisy).
+ */
+export const DEFAULT_VIEW_CACHE_BYTES = 16 * 1024 * 1024;
 
 export class PortViewCache {
   /** Insertion order is recency: a hit moves its entry to the end. */
