@@ -93,14 +93,25 @@ describe('OVN: writes after commit that fail, and the default security group (sq
     const reconnects = driver().nb.reconnects;
     const reader = insides().host.reader;
     const snapshot = reader.snapshot;
-    // The pass reads the database; meanwhile the NB restarts empty and the client reconnects.
+    let ours = true;
+    let releaseOthers!: () => void;
+    const othersMayRead = new Promise<void>((resolve) => (releaseOthers = resolve));
+    // The pass reads the database; meanwhile the NB restarts empty and the client reconnects. The
+    // reconnect's own pass waits at its read until this one is over: had it filled the new replica
+    // first, this pass would find nothing to write, and so nothing to refuse.
     reader.snapshot = async () => {
-      reader.snapshot = snapshot;
+      if (!ours) return othersMayRead.then(() => snapshot.call(reader));
+      ours = false;
       ovn.restartNb({ empty: true });
       await eventually(() => assert.ok(driver().nb.reconnects > reconnects && driver().nb.connected));
       return snapshot.call(reader);
     };
-    await assert.rejects(insides().repair.fullSync(), { name: 'NbReplicaReplaced' });
+    try {
+      await assert.rejects(insides().repair.fullSync(), { name: 'NbReplicaReplaced' });
+    } finally {
+      reader.snapshot = snapshot;
+      releaseOthers();
+    }
     await eventually(() => assert.ok(switchOf(net.id), 'the pass after the reconnect wrote it'));
   });
 

@@ -33,6 +33,19 @@ describe('MySQL lock keys, two replicas racing for a fresh key (real MariaDB)', 
     await database.drop();
   });
 
+  /** `promise`'s value, or 'still waiting' once the guard passed. */
+  async function withinGuard<T>(promise: Promise<T>): Promise<T | 'still waiting'> {
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<'still waiting'>(
+      (resolve) => (timer = setTimeout(() => resolve('still waiting'), GUARD_MS)),
+    );
+    try {
+      return await Promise.race([promise, guard]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   it('exclusively: the second replica sees a fresh key held and answers false without waiting', async () => {
     const [a, b] = [await open(), await open()];
     const key = `fresh-${randomUUID()}`;
@@ -41,14 +54,11 @@ describe('MySQL lock keys, two replicas racing for a fresh key (real MariaDB)', 
     const ran = await a.exclusively(key, async () => {
       other = b.exclusively(key, async () => {});
       // Holds the key until the other replica answered, or the guard passed.
-      answer = await Promise.race([
-        other,
-        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), GUARD_MS)),
-      ]);
+      answer = await withinGuard(other);
     });
     assert.equal(ran, true);
     assert.equal(answer, false, 'the other replica answered while the key was held');
-    assert.equal(await other, false);
+    assert.equal(await withinGuard(other!), false);
     // Free again: either replica takes it.
     assert.equal(await b.exclusively(key, async () => {}), true);
     assert.deepEqual(outages, []);
