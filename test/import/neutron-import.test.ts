@@ -7,6 +7,7 @@
  * deployment tools run it (imported into SQLite and MariaDB, the move most operators make: the
  * source side is what differs, and a second Neutron with its cloud already doubles this file's time).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -58,6 +59,40 @@ const KNOWN: KnownDifference[] = [
 ];
 
 const requireNeutron = process.env.CI === 'true';
+
+/** The NB ports OVN reports up (router ports: ovn-northd marks them up at once). */
+function portsUpInOvn(neutron: PrivateNeutron): Set<string> {
+  const out = execFileSync(
+    'ovn-nbctl',
+    [`--db=${neutron.nb}`, '--bare', '--columns=name', 'find', 'Logical_Switch_Port', 'up=true'],
+    { encoding: 'utf8' },
+  );
+  return new Set(out.split('\n').filter(Boolean));
+}
+
+/**
+ * Neutron's view as its database held it when the server stopped. Neutron marks a port ACTIVE
+ * when an NB event says OVN has it up, and it handles that event on its own time (a worker that
+ * connects late sees it in its first dump, seconds later on a loaded machine): a router port can
+ * turn ACTIVE after the view was read, and the import, reading the database, rightly carries
+ * that. Such a port (up in OVN, DOWN in the view, ACTIVE one revision later in octonet) is taken
+ * as octonet shows it; any other difference in it still counts.
+ */
+function withLateStatusUps(neutronView: CloudView, octonetView: CloudView, up: ReadonlySet<string>): CloudView {
+  const ports = new Map(neutronView.ports);
+  for (const [id, theirs] of neutronView.ports ?? []) {
+    const ours = octonetView.ports?.get(id);
+    if (!ours || !up.has(id) || theirs.status !== 'DOWN' || ours.status !== 'ACTIVE') continue;
+    if (ours.revision_number !== Number(theirs.revision_number) + 1) continue;
+    ports.set(id, {
+      ...theirs,
+      status: ours.status,
+      revision_number: ours.revision_number,
+      updated_at: ours.updated_at,
+    });
+  }
+  return { ...neutronView, ports };
+}
 
 const SOURCES: { database: NeutronDatabaseKind; backends: readonly Backend[]; available: boolean }[] = [
   { database: 'postgresql', backends: BACKENDS, available: true },
@@ -144,7 +179,8 @@ for (const source of SOURCES) {
             });
             try {
               const octonetView = await readCloud(serve.url);
-              assert.deepEqual(compareClouds(neutronView, octonetView, KNOWN), []);
+              const asStopped = withLateStatusUps(neutronView, octonetView, portsUpInOvn(neutron));
+              assert.deepEqual(compareClouds(asStopped, octonetView, KNOWN), []);
             } finally {
               await serve.stop();
             }
