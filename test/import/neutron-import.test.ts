@@ -60,10 +60,13 @@ const KNOWN: KnownDifference[] = [
 
 const requireNeutron = process.env.CI === 'true';
 
+/** ovn-common's NB client (scripts/setup installs it). */
+const OVN_NBCTL = '/usr/bin/ovn-nbctl';
+
 /** The NB ports OVN reports up (router ports: ovn-northd marks them up at once). */
 function portsUpInOvn(neutron: PrivateNeutron): Set<string> {
   const out = execFileSync(
-    'ovn-nbctl',
+    OVN_NBCTL,
     [`--db=${neutron.nb}`, '--bare', '--columns=name', 'find', 'Logical_Switch_Port', 'up=true'],
     { encoding: 'utf8' },
   );
