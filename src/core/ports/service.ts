@@ -226,14 +226,14 @@ export class PortService implements ResourceService {
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const cached = versions.map((v) => this.viewCache.get(v));
     const missing = versions.filter((_, i) => cached[i] === undefined).map((v) => v.id);
-    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as string[] };
+    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as Buffer[] };
     if (query.limit === undefined && missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
       const { records } = await listPortRecords(env, query, TRUE);
       return { ids: records.map((r) => r.row.id), texts: records.map((r) => this.cacheView(r)) };
     }
     const fresh = new Map((await getPortRecords(this.deps.store.db, missing)).map((r) => [r.row.id, r]));
     const ids: string[] = [];
-    const texts: string[] = [];
+    const texts: Buffer[] = [];
     for (const [i, version] of versions.entries()) {
       const record = cached[i] === undefined ? fresh.get(version.id) : undefined;
       const text = cached[i] ?? (record && this.cacheView(record));
@@ -245,15 +245,13 @@ export class PortService implements ResourceService {
   }
 
   /** The whole view's text, kept under the version it was read at. */
-  private cacheView(record: PortRecord): string {
-    const text = JSON.stringify(this.view(record));
+  private cacheView(record: PortRecord): Buffer {
     const version = {
       id: record.row.id,
       revision_number: Number(record.row.revision_number),
       net_qos: record.qos.networkPolicyId,
     };
-    this.viewCache.set(version, text);
-    return text;
+    return this.viewCache.set(version, JSON.stringify(this.view(record)));
   }
 
   /**
@@ -261,7 +259,7 @@ export class PortService implements ResourceService {
    * port's version there is current: one light read instead of four. As in `listTexts`, admins see
    * every port, so no visibility check is needed; others get undefined (the ordinary show).
    */
-  async showText(ctx: RequestContext, id: string): Promise<string | undefined> {
+  async showText(ctx: RequestContext, id: string): Promise<Buffer | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
     const version = await getPortVersion(this.deps.store.db, id);
     if (!version) throw this.notFound(id);

@@ -12,7 +12,14 @@
  * on this process's configuration (`dns_assignment` uses the configured DNS domain). Versions are
  * read from the database on every list, so replicas sharing it stay right.
  *
- * Bounded in bytes, least recently used first out: one entry per port (its latest version).
+ * Texts are kept as UTF-8 bytes: a response is their concatenation (one copy), where a string
+ * body would be joined, flattened and encoded again on every request, and the 1 MB strings of a
+ * long list kept the garbage collector busy.
+ *
+ * Bounded in bytes by two generations (each at most half): new and used entries go to the young
+ * one; when it is full it becomes the old one and the old one is dropped whole. Every step is
+ * O(1): an exact LRU on a Map scanned its front for the entry to evict, and once the cache was
+ * full (a walk of 100,000 ports) the scan crossed every deleted slot left there.
  */
 import type { PortVersion } from '../../store/ports.js';
 import type { RequestContext } from '../context.js';
@@ -21,12 +28,12 @@ import type { ListQuery } from '../list-query.js';
 interface Entry {
   readonly revision: number;
   readonly netQos: string | null;
-  readonly text: string;
+  readonly text: Buffer;
   readonly bytes: number;
 }
 
-/** About what an entry costs besides its text: the map slot, the entry, the id string. */
-const ENTRY_OVERHEAD_BYTES = 160;
+/** About what an entry costs besides its text: the map slot, the entry, the buffer, the id string. */
+const ENTRY_OVERHEAD_BYTES = 240;
 
 /**
  * 16 MiB: about 16,000 ports' views, ten times the shared bench's list. At 100,000 ports a cache
@@ -35,54 +42,88 @@ const ENTRY_OVERHEAD_BYTES = 160;
  */
 export const DEFAULT_VIEW_CACHE_BYTES = 16 * 1024 * 1024;
 
-export class PortViewCache {
-  /** Insertion order is recency: a hit moves its entry to the end. */
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+class Generation {
+  readonly entries = new Map<string, Entry>();
+  bytes = 0;
 
-  constructor(private readonly maxBytes = DEFAULT_VIEW_CACHE_BYTES) {}
-
-  /** The text of exactly this version, or undefined. */
-  get(version: PortVersion): string | undefined {
-    const entry = this.entries.get(version.id);
-    if (!entry) return undefined;
-    if (entry.revision !== version.revision_number || entry.netQos !== version.net_qos) return undefined;
-    this.entries.delete(version.id);
-    this.entries.set(version.id, entry);
-    return entry.text;
+  add(id: string, entry: Entry): void {
+    this.entries.set(id, entry);
+    this.bytes += entry.bytes;
   }
 
-  /** Keeps `text` as the view of `version`, replacing the port's older one. */
-  set(version: PortVersion, text: string): void {
-    const bytes = text.length + version.id.length + ENTRY_OVERHEAD_BYTES;
-    this.delete(version.id);
-    if (bytes > this.maxBytes) return;
-    this.entries.set(version.id, { revision: version.revision_number, netQos: version.net_qos, text, bytes });
-    this.bytes += bytes;
-    for (const [id, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+  take(id: string): Entry | undefined {
+    const entry = this.entries.get(id);
+    if (entry) {
       this.entries.delete(id);
       this.bytes -= entry.bytes;
     }
+    return entry;
+  }
+}
+
+export class PortViewCache {
+  private young = new Generation();
+  private old = new Generation();
+  private readonly generationBytes: number;
+
+  constructor(maxBytes = DEFAULT_VIEW_CACHE_BYTES) {
+    this.generationBytes = Math.floor(maxBytes / 2);
   }
 
-  private delete(id: string): void {
-    const old = this.entries.get(id);
-    if (!old) return;
-    this.entries.delete(id);
-    this.bytes -= old.bytes;
+  /** The text of exactly this version, or undefined. */
+  get(version: PortVersion): Buffer | undefined {
+    let entry = this.young.entries.get(version.id);
+    if (!entry) {
+      entry = this.old.entries.get(version.id);
+      if (!entry || !matches(entry, version)) return undefined;
+      this.old.take(version.id);
+      this.keep(version.id, entry); // used: it survives the next turn
+    }
+    return matches(entry, version) ? entry.text : undefined;
+  }
+
+  /** Keeps `text` as the view of `version`, replacing the port's older one. */
+  set(version: PortVersion, text: string): Buffer {
+    const bytes = Buffer.byteLength(text);
+    const buffer = Buffer.allocUnsafeSlow(bytes);
+    buffer.write(text);
+    this.young.take(version.id);
+    this.old.take(version.id);
+    const entry = {
+      revision: version.revision_number,
+      netQos: version.net_qos,
+      text: buffer,
+      bytes: bytes + version.id.length + ENTRY_OVERHEAD_BYTES,
+    };
+    if (entry.bytes <= this.generationBytes) this.keep(version.id, entry);
+    return buffer;
+  }
+
+  private keep(id: string, entry: Entry): void {
+    if (this.young.bytes + entry.bytes > this.generationBytes) {
+      this.old = this.young;
+      this.young = new Generation();
+    }
+    this.young.add(id, entry);
   }
 
   /** Entries and bytes held (for tests and figures). */
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return {
+      entries: this.young.entries.size + this.old.entries.size,
+      bytes: this.young.bytes + this.old.bytes,
+    };
   }
 }
 
-/** A list as whole views' JSON texts, in list order, with their ids (for pagination links). */
+function matches(entry: Entry, version: PortVersion): boolean {
+  return entry.revision === version.revision_number && entry.netQos === version.net_qos;
+}
+
+/** A list as whole views' JSON texts (UTF-8), in list order, with their ids (for pagination links). */
 export interface ListedTexts {
   readonly ids: readonly string[];
-  readonly texts: readonly string[];
+  readonly texts: readonly Buffer[];
 }
 
 /** A service that can answer some lists as texts (undefined: not this caller or query). */
@@ -92,7 +133,7 @@ export interface ListsAsTexts {
 
 /** A service that can answer some shows as a text (undefined: not this caller). */
 export interface ShowsAsText {
-  showText(ctx: RequestContext, id: string): Promise<string | undefined>;
+  showText(ctx: RequestContext, id: string): Promise<Buffer | undefined>;
 }
 
 export function showsAsText(service: object): service is ShowsAsText {
