@@ -301,7 +301,7 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, 'port', items, {
+    const views = await bulkCreate(this.deps, 'port', items, {
       authorize: async (tx, item) => {
         const body = portCreate(item);
         const network = await this.networks.getVisible(tx, ctx, body.network_id);
@@ -310,6 +310,17 @@ export class PortService implements ResourceService {
       },
       create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
+    // Committed, and built from what was written (see createOne): the list or show that usually
+    // follows a create finds the view cached instead of reading every new port whole.
+    for (const view of views) {
+      const version = {
+        id: stringField(view, 'id'),
+        revision_number: Number(view.revision_number),
+        net_qos: (view.qos_network_policy_id as string | null | undefined) ?? null,
+      };
+      this.viewCache.set(version, JSON.stringify(view));
+    }
+    return views;
   }
 
   /**
