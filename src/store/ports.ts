@@ -317,12 +317,14 @@ export interface PortVersion {
   readonly net_qos: string | null;
 }
 
+const NET_QOS_COLUMN = sql<
+  string | null
+>`(select q.policy_id from qos_network_policy_bindings q where q.network_id = ports.network_id)`.as('net_qos');
+
 const VERSION_COLUMNS = [
   sql<string>`ports.id`.as('id'),
   sql<number>`ports.revision_number`.as('revision_number'),
-  sql<string | null>`(select q.policy_id from qos_network_policy_bindings q where q.network_id = ports.network_id)`.as(
-    'net_qos',
-  ),
+  NET_QOS_COLUMN,
 ];
 
 /** The list's ports (scope, filters, sorting and page as `listPortRecords`), only their versions. */
@@ -334,6 +336,37 @@ export async function listPortVersions(
   const { rows, markerFound } = await listRows<PortVersion>(env, PORTS_TABLE, query, scope, VERSION_COLUMNS);
   // MySQL's drivers may answer an integer column as a string; the cache compares numbers.
   return { versions: rows.map((r) => ({ ...r, revision_number: Number(r.revision_number) })), markerFound };
+}
+
+/** A listed port's row with its version (see `listPortRowsWithVersions`). */
+export interface VersionedPortRow {
+  readonly row: PortTable;
+  readonly version: PortVersion;
+}
+
+/**
+ * The list's port rows (as `listPortRecords` lists them), each with its version, in one
+ * statement: a page or filtered list reads its cached views' versions and the rows of the ones
+ * not cached together, and then only the missing ports' children.
+ */
+export async function listPortRowsWithVersions(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<{ rows: VersionedPortRow[]; markerFound: boolean }> {
+  const listed = await listRows<PortTable & { net_qos: string | null }>(
+    env,
+    PORTS_TABLE,
+    query,
+    scope,
+    [NET_QOS_COLUMN],
+    true,
+  );
+  const rows = listed.rows.map(({ net_qos, ...row }) => ({
+    row,
+    version: { id: row.id, revision_number: Number(row.revision_number), net_qos },
+  }));
+  return { rows, markerFound: listed.markerFound };
 }
 
 const portVersionById = preparedRead((db, param) =>

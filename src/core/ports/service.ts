@@ -30,7 +30,7 @@ import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import type { NetworkService } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
-import { TRUE } from '../../store/list.js';
+import { TRUE, type FilterEnv } from '../../store/list.js';
 import { getNetworkAccessOfPort, networkAccessByView, isSharedWith, type NetworkAccess } from '../../store/networks.js';
 import {
   addressTaken,
@@ -41,6 +41,8 @@ import {
   insertPortChildren,
   listPortRecords,
   listPortVersions,
+  listPortRowsWithVersions,
+  loadPortRecords,
   getPortRecords,
   lockPortRow,
   orderPortChildren,
@@ -216,18 +218,21 @@ export class PortService implements ResourceService {
   /**
    * An admin's or service's list as the JSON texts of whole views, cached per port version (see
    * view-cache.ts). Other callers' lists depend on per-port policy: undefined sends them the
-   * ordinary way. A cold, long, whole list is read as `list` reads it (one statement for all
+   * ordinary way. A page or a filtered list reads its rows with their versions (most of a page
+   * of a large walk misses: its rows are needed anyway); the whole list reads only versions, and
+   * when it is cold, long and mostly missing, is read as `list` reads it (one statement for all
    * children) rather than by id.
    */
   async listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
     const env = { store: this.deps.store, projectId: ctx.projectId };
+    if (query.limit !== undefined || Object.keys(query.filters).length > 0) return this.listedFromRows(env, query);
     const { versions, markerFound } = await listPortVersions(env, query, TRUE);
     if (!markerFound) throw this.notFound(query.marker ?? null);
     const cached = versions.map((v) => this.viewCache.get(v));
     const missing = versions.filter((_, i) => cached[i] === undefined).map((v) => v.id);
     if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as Buffer[] };
-    if (query.limit === undefined && missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
+    if (missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
       const { records } = await listPortRecords(env, query, TRUE);
       return { ids: records.map((r) => r.row.id), texts: records.map((r) => this.cacheView(r)) };
     }
@@ -242,6 +247,19 @@ export class PortService implements ResourceService {
       texts.push(text);
     }
     return { ids, texts };
+  }
+
+  /** `listTexts` of a page or filtered list: rows and versions in one read, children of the misses. */
+  private async listedFromRows(env: FilterEnv, query: ListQuery): Promise<ListedTexts> {
+    const { rows, markerFound } = await listPortRowsWithVersions(env, query, TRUE);
+    if (!markerFound) throw this.notFound(query.marker ?? null);
+    const texts = rows.map((r) => this.viewCache.get(r.version));
+    const missing = rows.filter((_, i) => texts[i] === undefined).map((r) => r.row);
+    if (missing.length) {
+      const fresh = new Map((await loadPortRecords(this.deps.store.db, missing)).map((r) => [r.row.id, r]));
+      for (const [i, { row }] of rows.entries()) texts[i] ??= this.cacheView(fresh.get(row.id)!);
+    }
+    return { ids: rows.map((r) => r.row.id), texts: texts as Buffer[] };
   }
 
   /** The whole view's text, kept under the version it was read at. */
