@@ -298,12 +298,20 @@ export async function listPortRecords(
   scope: Condition,
 ): Promise<{ records: PortRecord[]; markerFound: boolean }> {
   const { rows, markerFound } = await listRows<PortTable>(env, PORTS_TABLE, query, scope);
-  if (query.limit !== undefined || rows.length <= CHILDREN_TOGETHER_MAX) {
-    return { records: await loadPortRecords(env.store.db, rows), markerFound };
-  }
+  return { records: await loadListedPortRecords(env, query, scope, rows), markerFound };
+}
+
+/** The records of `rows`, listed by `query` within `scope` (a long whole list reads its children joined). */
+export async function loadListedPortRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+  rows: PortTable[],
+): Promise<PortRecord[]> {
+  if (query.limit !== undefined || rows.length <= CHILDREN_TOGETHER_MAX) return loadPortRecords(env.store.db, rows);
   // A whole list (no page, so no marker either): the children of the same condition's ports.
   const where = and([scope, ...filterConditions(PORTS_TABLE, query, env)]);
-  return { records: assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where)), markerFound };
+  return assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where));
 }
 
 /**

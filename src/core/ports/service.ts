@@ -42,6 +42,7 @@ import {
   listPortRecords,
   listPortVersions,
   listPortRowsWithVersions,
+  loadListedPortRecords,
   loadPortRecords,
   getPortRecords,
   lockPortRow,
@@ -256,7 +257,17 @@ export class PortService implements ResourceService {
     const texts = rows.map((r) => this.viewCache.get(r.version));
     const missing = rows.filter((_, i) => texts[i] === undefined).map((r) => r.row);
     if (missing.length) {
-      const fresh = new Map((await loadPortRecords(this.deps.store.db, missing)).map((r) => [r.row.id, r]));
+      // A whole list that mostly misses reads its children by its own condition, in one statement.
+      const records =
+        missing.length * 2 > rows.length
+          ? await loadListedPortRecords(
+              env,
+              query,
+              TRUE,
+              rows.map((r) => r.row),
+            )
+          : await loadPortRecords(this.deps.store.db, missing);
+      const fresh = new Map(records.map((r) => [r.row.id, r]));
       for (const [i, { row }] of rows.entries()) texts[i] ??= this.cacheView(fresh.get(row.id)!);
     }
     return { ids: rows.map((r) => r.row.id), texts: texts as Buffer[] };
