@@ -30,21 +30,15 @@ import { checkRevision } from '../revisions.js';
 import { timestamp } from '../standard-attributes.js';
 import type { NetworkService } from '../networks/service.js';
 import type { Db, Tx } from '../../store/database.js';
-import { TRUE, type FilterEnv } from '../../store/list.js';
+import { TRUE } from '../../store/list.js';
 import { getNetworkAccessOfPort, networkAccessByView, isSharedWith, type NetworkAccess } from '../../store/networks.js';
 import {
   addressTaken,
   deletePortAllocations,
   getPortRecord,
-  getPortVersion,
   insertAllocations,
   insertPortChildren,
   listPortRecords,
-  listPortVersions,
-  listPortRowsWithVersions,
-  loadListedPortRecords,
-  loadPortRecords,
-  getPortRecords,
   lockPortRow,
   orderPortChildren,
   macInUse,
@@ -75,12 +69,10 @@ import {
 import { generateUniqueMac, randomMac } from './mac.js';
 import type { QosBindings } from '../qos/bindings.js';
 import { boundQosPolicies } from '../../store/qos.js';
-import { PortViewCache, type ListedTexts } from './view-cache.js';
+import type { ListedTexts } from './view-cache.js';
+import { CachedPortViews } from './cached-views.js';
 import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
-
-/** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
-const COLD_LIST_MIN = 50;
 
 /** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
 const ROUTER_PORT_OWNERS = ['network:router_interface', 'network:router_gateway'];
@@ -117,9 +109,7 @@ export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
   /** Registered by the services that own or point at ports (routers, floating IPs). */
   readonly deleteHooks: PortDeleteHook[] = [];
-  private readonly viewCache = new PortViewCache();
-  /** Recent pages' and filtered lists' share of cached views (a moving average; see `listTexts`). */
-  private partialListHits = 1;
+  private readonly cachedViews: CachedPortViews;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -127,6 +117,11 @@ export class PortService implements ResourceService {
     private readonly qos: QosBindings,
   ) {
     this.spec = createPortSpec(deps.config.network);
+    this.cachedViews = new CachedPortViews(
+      deps.store,
+      (record) => this.view(record),
+      (id) => this.notFound(id),
+    );
   }
 
   notFound(id: string | null): Error {
@@ -219,97 +214,18 @@ export class PortService implements ResourceService {
   }
 
   /**
-   * An admin's or service's list as the JSON texts of whole views, cached per port version (see
-   * view-cache.ts). Other callers' lists depend on per-port policy: undefined sends them the
-   * ordinary way.
-   *
-   * A list reads its ports' versions first, then only the ports it has no text for. Pages and
-   * filtered lists of a data set larger than the cache (a walk of 100,000 ports) mostly miss, and
-   * then read their rows with their versions in one statement instead: which way is chosen by how
-   * often recent pages and filtered lists were found cached.
+   * An admin's or service's list as the JSON texts of whole views (cached-views.ts). Other
+   * callers' lists depend on per-port visibility and policy: undefined sends them the ordinary way.
    */
   async listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
-    const env = { store: this.deps.store, projectId: ctx.projectId };
-    const partial = query.limit !== undefined || Object.keys(query.filters).length > 0;
-    const listed =
-      partial && this.partialListHits < 0.5
-        ? await this.listedFromRows(env, query)
-        : await this.listedFromVersions(env, query);
-    if (partial && listed.ids.length) {
-      this.partialListHits = 0.75 * this.partialListHits + (0.25 * listed.hits) / listed.ids.length;
-    }
-    return listed;
+    return this.cachedViews.list({ store: this.deps.store, projectId: ctx.projectId }, query);
   }
 
-  /** `listTexts` by versions first; a cold, long, whole list is read as `list` reads it (children joined). */
-  private async listedFromVersions(env: FilterEnv, query: ListQuery): Promise<ListedTexts & { hits: number }> {
-    const { versions, markerFound } = await listPortVersions(env, query, TRUE);
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    const cached = versions.map((v) => this.viewCache.get(v));
-    const missing = versions.filter((_, i) => cached[i] === undefined).map((v) => v.id);
-    const hits = versions.length - missing.length;
-    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as Buffer[], hits };
-    if (query.limit === undefined && missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
-      const { records } = await listPortRecords(env, query, TRUE);
-      return { ids: records.map((r) => r.row.id), texts: records.map((r) => this.cacheView(r)), hits };
-    }
-    const fresh = new Map((await getPortRecords(this.deps.store.db, missing)).map((r) => [r.row.id, r]));
-    const ids: string[] = [];
-    const texts: Buffer[] = [];
-    for (const [i, version] of versions.entries()) {
-      const record = cached[i] === undefined ? fresh.get(version.id) : undefined;
-      const text = cached[i] ?? (record && this.cacheView(record));
-      if (text === undefined) continue; // deleted since the list's first statement
-      ids.push(version.id);
-      texts.push(text);
-    }
-    return { ids, texts, hits };
-  }
-
-  /** `listTexts` by rows and versions in one read, then the children of the misses. */
-  private async listedFromRows(env: FilterEnv, query: ListQuery): Promise<ListedTexts & { hits: number }> {
-    const { rows, markerFound } = await listPortRowsWithVersions(env, query, TRUE);
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    const texts = rows.map((r) => this.viewCache.get(r.version));
-    const missing = rows.filter((_, i) => texts[i] === undefined).map((r) => r.row);
-    if (missing.length) {
-      // A whole list that mostly misses reads its children by its own condition, in one statement.
-      const all = rows.map((r) => r.row);
-      const records =
-        missing.length * 2 > rows.length
-          ? await loadListedPortRecords(env, query, TRUE, all)
-          : await loadPortRecords(this.deps.store.db, missing);
-      const fresh = new Map(records.map((r) => [r.row.id, r]));
-      for (const [i, { row }] of rows.entries()) texts[i] ??= this.cacheView(fresh.get(row.id)!);
-    }
-    return { ids: rows.map((r) => r.row.id), texts: texts as Buffer[], hits: rows.length - missing.length };
-  }
-
-  /** The whole view's text, kept under the version it was read at. */
-  private cacheView(record: PortRecord): Buffer {
-    const version = {
-      id: record.row.id,
-      revision_number: Number(record.row.revision_number),
-      net_qos: record.qos.networkPolicyId,
-    };
-    return this.viewCache.set(version, JSON.stringify(this.view(record)));
-  }
-
-  /**
-   * An admin's (or service's) show as the whole view's JSON text, from the view cache when the
-   * port's version there is current: one light read instead of four. As in `listTexts`, admins see
-   * every port, so no visibility check is needed; others get undefined (the ordinary show).
-   */
+  /** An admin's or service's show as the whole view's JSON text (cached-views.ts); else undefined. */
   async showText(ctx: RequestContext, id: string): Promise<Buffer | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
-    const version = await getPortVersion(this.deps.store.db, id);
-    if (!version) throw this.notFound(id);
-    const cached = this.viewCache.get(version);
-    if (cached !== undefined) return cached;
-    const record = await getPortRecord(this.deps.store.db, id);
-    if (!record) throw this.notFound(id);
-    return this.cacheView(record);
+    return this.cachedViews.show(id);
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
@@ -360,7 +276,7 @@ export class PortService implements ResourceService {
         revision_number: Number(view.revision_number),
         net_qos: (view.qos_network_policy_id as string | null | undefined) ?? null,
       };
-      this.viewCache.set(version, JSON.stringify(view));
+      this.cachedViews.keepView(version, view);
     }
     return views;
   }

@@ -1,6 +1,6 @@
 /**
  * The cache of whole port views on its own: a text answers only the version it was kept for, and
- * the cache stays within its bytes, keeping what was used since the last generation turned.
+ * the cache stays within its bytes, least recently used out first.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -27,22 +27,30 @@ describe('PortViewCache', () => {
     assert.equal(cache.size.entries, 1);
   });
 
-  it('stays within its bytes, dropping what was not used for a whole generation', () => {
+  it('stays within its bytes, dropping the least recently used first', () => {
     const body = 'x'.repeat(1000);
     const perEntry = (() => {
       const probe = new PortViewCache();
       probe.set(version('p0', 1), body);
       return probe.size.bytes;
     })();
-    const cache = new PortViewCache(perEntry * 4); // two entries a generation
+    const cache = new PortViewCache(perEntry * 3);
     for (const id of ['p0', 'p1', 'p2']) cache.set(version(id, 1), body);
-    assert.equal(text(cache, 'p0'), body, 'p0 is used: it moves to the young generation');
+    assert.equal(text(cache, 'p0'), body); // p0 is now the most recent
     cache.set(version('p3', 1), body);
-    assert.ok(cache.size.bytes <= perEntry * 4);
-    assert.equal(text(cache, 'p1'), undefined, 'p1 was not used since its generation turned old');
+    assert.equal(cache.size.entries, 3);
+    assert.ok(cache.size.bytes <= perEntry * 3);
+    assert.equal(text(cache, 'p1'), undefined, 'the least recently used went');
     for (const id of ['p0', 'p2', 'p3']) assert.equal(text(cache, id), body);
+    cache.set(version('p2', 2), body); // a new version replaces the old in place
+    for (const id of ['p4', 'p5']) cache.set(version(id, 1), body);
+    assert.deepEqual(
+      ['p0', 'p2', 'p3', 'p4', 'p5'].map((id) => text(cache, id, id === 'p2' ? 2 : 1) !== undefined),
+      [false, true, false, true, true],
+      'p0 and p3 were the least recently used',
+    );
     cache.set(version('huge', 1), 'y'.repeat(perEntry * 4));
-    assert.equal(text(cache, 'huge'), undefined, 'a text larger than a generation is not kept');
-    assert.ok(cache.size.bytes <= perEntry * 4);
+    assert.equal(text(cache, 'huge'), undefined, 'a text larger than the cache is not kept');
+    assert.equal(cache.size.entries, 3);
   });
 });

@@ -16,24 +16,28 @@
  * body would be joined, flattened and encoded again on every request, and the 1 MB strings of a
  * long list kept the garbage collector busy.
  *
- * Bounded in bytes by two generations (each at most half): new and used entries go to the young
- * one; when it is full it becomes the old one and the old one is dropped whole. Every step is
- * O(1): an exact LRU on a Map scanned its front for the entry to evict, and once the cache was
- * full (a walk of 100,000 ports) the scan crossed every deleted slot left there.
+ * Bounded in bytes, least recently used out first, on a linked list: every step is O(1). (The LRU
+ * on a Map's insertion order found the entry to evict by iterating from the Map's front, where
+ * V8 leaves the slots of deleted entries until it rehashes: once the cache was full, as in a walk
+ * of 100,000 ports, every eviction could cross thousands of them.)
  */
 import type { PortVersion } from '../../store/ports.js';
 import type { RequestContext } from '../context.js';
 import type { ListQuery } from '../list-query.js';
 
 interface Entry {
+  readonly id: string;
   readonly revision: number;
   readonly netQos: string | null;
   readonly text: Buffer;
   readonly bytes: number;
+  /** Neighbours in recency order: `older` towards the next to go. */
+  older: Entry | undefined;
+  newer: Entry | undefined;
 }
 
 /** About what an entry costs besides its text: the map slot, the entry, the buffer, the id string. */
-const ENTRY_OVERHEAD_BYTES = 240;
+const ENTRY_OVERHEAD_BYTES = 200;
 
 /**
  * 16 MiB: about 16,000 ports' views, ten times the shared bench's list. At 100,000 ports a cache
@@ -42,82 +46,75 @@ const ENTRY_OVERHEAD_BYTES = 240;
  */
 export const DEFAULT_VIEW_CACHE_BYTES = 16 * 1024 * 1024;
 
-class Generation {
-  readonly entries = new Map<string, Entry>();
-  bytes = 0;
-
-  add(id: string, entry: Entry): void {
-    this.entries.set(id, entry);
-    this.bytes += entry.bytes;
-  }
-
-  take(id: string): Entry | undefined {
-    const entry = this.entries.get(id);
-    if (entry) {
-      this.entries.delete(id);
-      this.bytes -= entry.bytes;
-    }
-    return entry;
-  }
-}
-
 export class PortViewCache {
-  private young = new Generation();
-  private old = new Generation();
-  private readonly generationBytes: number;
+  private readonly entries = new Map<string, Entry>();
+  private oldest: Entry | undefined;
+  private newest: Entry | undefined;
+  private bytes = 0;
 
-  constructor(maxBytes = DEFAULT_VIEW_CACHE_BYTES) {
-    this.generationBytes = Math.floor(maxBytes / 2);
-  }
+  constructor(private readonly maxBytes = DEFAULT_VIEW_CACHE_BYTES) {}
 
   /** The text of exactly this version, or undefined. */
   get(version: PortVersion): Buffer | undefined {
-    let entry = this.young.entries.get(version.id);
-    if (!entry) {
-      entry = this.old.entries.get(version.id);
-      if (!entry || !matches(entry, version)) return undefined;
-      this.old.take(version.id);
-      this.keep(version.id, entry); // used: it survives the next turn
+    const entry = this.entries.get(version.id);
+    if (!entry || entry.revision !== version.revision_number || entry.netQos !== version.net_qos) return undefined;
+    if (entry !== this.newest) {
+      this.unlink(entry);
+      this.append(entry);
     }
-    return matches(entry, version) ? entry.text : undefined;
+    return entry.text;
   }
 
-  /** Keeps `text` as the view of `version`, replacing the port's older one. */
+  /** Keeps `text` as the view of `version`, replacing the port's older one; returns it as bytes. */
   set(version: PortVersion, text: string): Buffer {
-    const bytes = Buffer.byteLength(text);
-    const buffer = Buffer.allocUnsafeSlow(bytes);
+    const length = Buffer.byteLength(text);
+    const buffer = Buffer.allocUnsafeSlow(length);
     buffer.write(text);
-    this.young.take(version.id);
-    this.old.take(version.id);
-    const entry = {
+    const old = this.entries.get(version.id);
+    if (old) this.remove(old);
+    const bytes = length + version.id.length + ENTRY_OVERHEAD_BYTES;
+    if (bytes > this.maxBytes) return buffer;
+    const entry: Entry = {
+      id: version.id,
       revision: version.revision_number,
       netQos: version.net_qos,
       text: buffer,
-      bytes: bytes + version.id.length + ENTRY_OVERHEAD_BYTES,
+      bytes,
+      older: undefined,
+      newer: undefined,
     };
-    if (entry.bytes <= this.generationBytes) this.keep(version.id, entry);
+    this.entries.set(entry.id, entry);
+    this.bytes += bytes;
+    this.append(entry);
+    while (this.bytes > this.maxBytes && this.oldest) this.remove(this.oldest);
     return buffer;
   }
 
-  private keep(id: string, entry: Entry): void {
-    if (this.young.bytes + entry.bytes > this.generationBytes) {
-      this.old = this.young;
-      this.young = new Generation();
-    }
-    this.young.add(id, entry);
+  private remove(entry: Entry): void {
+    this.unlink(entry);
+    this.entries.delete(entry.id);
+    this.bytes -= entry.bytes;
+  }
+
+  private unlink(entry: Entry): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
+  }
+
+  private append(entry: Entry): void {
+    entry.older = this.newest;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
   }
 
   /** Entries and bytes held (for tests and figures). */
   get size(): { entries: number; bytes: number } {
-    return {
-      entries: this.young.entries.size + this.old.entries.size,
-      bytes: this.young.bytes + this.old.bytes,
-    };
+    return { entries: this.entries.size, bytes: this.bytes };
   }
-}
-
-function matches(entry: Entry, version: PortVersion): boolean {
-  return entry.revision === version.revision_number && entry.netQos === version.net_qos;
 }
 
 /** A list as whole views' JSON texts (UTF-8), in list order, with their ids (for pagination links). */
