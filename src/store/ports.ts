@@ -347,7 +347,7 @@ export async function listPortVersions(
 }
 
 /** A listed port's row with its version (see `listPortRowsWithVersions`). */
-export interface VersionedPortRow {
+interface VersionedPortRow {
   readonly row: PortTable;
   readonly version: PortVersion;
 }
