@@ -53,9 +53,16 @@ export function renderViews(
   });
 }
 
+/** Whether the caller sees every attribute of this whole view (policy judged on it, as `renderViews` does). */
+function seesWholeView(deps: ApiDeps, ctx: RequestContext, service: ResourceService, text: Buffer): boolean {
+  const view = JSON.parse(text.toString()) as View;
+  return keptKeys(deps, ctx, service, view, undefined).length === Object.keys(view).length;
+}
+
 /**
  * The list as whole views' cached JSON texts, when the service offers them for this caller and
- * the caller sees every attribute (no `fields`, nothing hidden by policy); else undefined.
+ * the caller sees every attribute (no `fields`, nothing hidden by policy: judged on the first
+ * view, as `renderViews` judges a list); else undefined.
  */
 async function listedTexts(
   deps: ApiDeps,
@@ -67,8 +74,7 @@ async function listedTexts(
   if (fields || !listsAsTexts(service)) return undefined;
   const listed = await service.listTexts(ctx, list);
   if (!listed || listed.texts.length === 0) return listed;
-  const sample = JSON.parse(listed.texts[0]!) as View;
-  return keptKeys(deps, ctx, service, sample, undefined).length === Object.keys(sample).length ? listed : undefined;
+  return seesWholeView(deps, ctx, service, listed.texts[0]!) ? listed : undefined;
 }
 
 /**
@@ -81,12 +87,26 @@ async function shownText(
   service: ResourceService,
   id: string,
   fields: string[] | undefined,
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   if (fields || !showsAsText(service)) return undefined;
   const text = await service.showText(ctx, id);
-  if (text === undefined) return undefined;
-  const view = JSON.parse(text) as View;
-  return keptKeys(deps, ctx, service, view, undefined).length === Object.keys(view).length ? text : undefined;
+  return text !== undefined && seesWholeView(deps, ctx, service, text) ? text : undefined;
+}
+
+/** `prefix`, the texts separated by commas, then `suffix`: a JSON body in one buffer (one copy of each text). */
+function joinedBody(prefix: string, texts: readonly Buffer[], suffix: string): Buffer {
+  const head = Buffer.from(prefix);
+  const tail = Buffer.from(suffix);
+  let length = head.length + tail.length + Math.max(0, texts.length - 1);
+  for (const text of texts) length += text.length;
+  const body = Buffer.allocUnsafe(length);
+  let at = head.copy(body, 0);
+  for (const [i, text] of texts.entries()) {
+    if (i > 0) body[at++] = 0x2c; // ','
+    at += text.copy(body, at);
+  }
+  tail.copy(body, at);
+  return body;
 }
 
 /**
@@ -143,9 +163,9 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
           list,
           texts.ids.map((id) => ({ id })),
         );
-        const tail = links.length ? `,${JSON.stringify(`${spec.collection}_links`)}:${JSON.stringify(links)}}` : '}';
+        const tail = links.length ? `],${JSON.stringify(`${spec.collection}_links`)}:${JSON.stringify(links)}}` : ']}';
         reply.header('content-type', 'application/json');
-        return `{${JSON.stringify(spec.collection)}:[${texts.texts.join(',')}]${tail}`;
+        return joinedBody(`{${JSON.stringify(spec.collection)}:[`, texts.texts, tail);
       }
       const views = await service.list(request.ctx, list);
       const body: Record<string, unknown> = {
@@ -184,7 +204,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
       if (text !== undefined) {
         // The same bytes JSON.stringify would write for the body below.
         reply.header('content-type', 'application/json');
-        return `{${JSON.stringify(spec.name)}:${text}}`;
+        return joinedBody(`{${JSON.stringify(spec.name)}:`, [text], '}');
       }
       const view = await service.show(request.ctx, idOf(request));
       return { [spec.name]: renderViews(deps, request.ctx, service, [view], fieldsOf(q))[0] };

@@ -160,7 +160,8 @@ function below(column: ListColumn, value: unknown): Condition {
 /**
  * Runs the list: the table's rows that match `scope`, the filters and the page, in order. The
  * caller loads their children (fixed IPs, tags, ...) by id. `columns` (expressions with their
- * aliases) reads less than the whole row, e.g. only the ids and revisions of a cached view.
+ * aliases) reads less than the whole row, e.g. only the ids and revisions of a cached view; with
+ * `wholeRow` they are read besides the whole row.
  */
 export async function listRows<Row>(
   env: FilterEnv,
@@ -168,6 +169,7 @@ export async function listRows<Row>(
   query: ListQuery,
   scope: Condition,
   columns?: readonly AliasedRawBuilder<unknown, string>[],
+  wholeRow = false,
 ): Promise<{ rows: Row[]; markerFound: boolean }> {
   const { store } = env;
   const conditions = [scope, ...filterConditions(table, query, env)];
@@ -182,9 +184,12 @@ export async function listRows<Row>(
     conditions.push(afterMarker(table, sorts, markerRow, reverse));
   }
   const from = store.db.selectFrom(table.table as 'networks');
+  const all = () => from.selectAll(table.table as 'networks');
   const selected = (columns
-    ? from.select(columns)
-    : from.selectAll(table.table as 'networks')) as unknown as SelectQueryBuilder<Schema, 'networks', Row>;
+    ? wholeRow
+      ? all().select(columns)
+      : from.select(columns)
+    : all()) as unknown as SelectQueryBuilder<Schema, 'networks', Row>;
   let qb = selected.where(and(conditions) as RawBuilder<boolean>);
   for (const s of sorts) {
     const column = table.columns[s.key]!;

@@ -298,12 +298,20 @@ export async function listPortRecords(
   scope: Condition,
 ): Promise<{ records: PortRecord[]; markerFound: boolean }> {
   const { rows, markerFound } = await listRows<PortTable>(env, PORTS_TABLE, query, scope);
-  if (query.limit !== undefined || rows.length <= CHILDREN_TOGETHER_MAX) {
-    return { records: await loadPortRecords(env.store.db, rows), markerFound };
-  }
+  return { records: await loadListedPortRecords(env, query, scope, rows), markerFound };
+}
+
+/** The records of `rows`, listed by `query` within `scope` (a long whole list reads its children joined). */
+export async function loadListedPortRecords(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+  rows: PortTable[],
+): Promise<PortRecord[]> {
+  if (query.limit !== undefined || rows.length <= CHILDREN_TOGETHER_MAX) return loadPortRecords(env.store.db, rows);
   // A whole list (no page, so no marker either): the children of the same condition's ports.
   const where = and([scope, ...filterConditions(PORTS_TABLE, query, env)]);
-  return { records: assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where)), markerFound };
+  return assemblePortRecords(rows, await loadChildRowsJoined(env.store.db, where));
 }
 
 /**
@@ -317,12 +325,14 @@ export interface PortVersion {
   readonly net_qos: string | null;
 }
 
+const NET_QOS_COLUMN = sql<
+  string | null
+>`(select q.policy_id from qos_network_policy_bindings q where q.network_id = ports.network_id)`.as('net_qos');
+
 const VERSION_COLUMNS = [
   sql<string>`ports.id`.as('id'),
   sql<number>`ports.revision_number`.as('revision_number'),
-  sql<string | null>`(select q.policy_id from qos_network_policy_bindings q where q.network_id = ports.network_id)`.as(
-    'net_qos',
-  ),
+  NET_QOS_COLUMN,
 ];
 
 /** The list's ports (scope, filters, sorting and page as `listPortRecords`), only their versions. */
@@ -334,6 +344,37 @@ export async function listPortVersions(
   const { rows, markerFound } = await listRows<PortVersion>(env, PORTS_TABLE, query, scope, VERSION_COLUMNS);
   // MySQL's drivers may answer an integer column as a string; the cache compares numbers.
   return { versions: rows.map((r) => ({ ...r, revision_number: Number(r.revision_number) })), markerFound };
+}
+
+/** A listed port's row with its version (see `listPortRowsWithVersions`). */
+interface VersionedPortRow {
+  readonly row: PortTable;
+  readonly version: PortVersion;
+}
+
+/**
+ * The list's port rows (as `listPortRecords` lists them), each with its version, in one
+ * statement: a page or filtered list reads its cached views' versions and the rows of the ones
+ * not cached together, and then only the missing ports' children.
+ */
+export async function listPortRowsWithVersions(
+  env: FilterEnv,
+  query: ListQuery,
+  scope: Condition,
+): Promise<{ rows: VersionedPortRow[]; markerFound: boolean }> {
+  const listed = await listRows<PortTable & { net_qos: string | null }>(
+    env,
+    PORTS_TABLE,
+    query,
+    scope,
+    [NET_QOS_COLUMN],
+    true,
+  );
+  const rows = listed.rows.map(({ net_qos, ...row }) => ({
+    row,
+    version: { id: row.id, revision_number: Number(row.revision_number), net_qos },
+  }));
+  return { rows, markerFound: listed.markerFound };
 }
 
 const portVersionById = preparedRead((db, param) =>

@@ -211,6 +211,42 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('pages that keep missing the cache (a walk of more ports than it holds) read the same ports', async () => {
+      const admin = api.admin;
+      const url = `/v2.0/ports?network_id=${network.id as string}`;
+      const uncachedList = async () => {
+        const sample = ((await admin.get(url)).body as { ports: Item[] }).ports[0]!;
+        const fields = Object.keys(sample)
+          .map((f) => `fields=${encodeURIComponent(f)}`)
+          .join('&');
+        return ((await admin.get(`${url}&${fields}`)).body as { ports: Item[] }).ports;
+      };
+      const walk = async () => {
+        const paged: Item[] = [];
+        for (let marker = ''; ;) {
+          const ports = ((await admin.get(`${url}&limit=5${marker}`)).body as { ports: Item[] }).ports;
+          paged.push(...ports);
+          if (ports.length < 5) return paged;
+          marker = `&marker=${ports[ports.length - 1]!.id as string}`;
+        }
+      };
+      const policy = await admin.post('/v2.0/qos/policies', { policy: { name: 'port-lists-walk' } });
+      assert.equal(policy.status, 201, policy.text);
+      const policyId = (policy.body as { policy: Item }).policy.id as string;
+      // A network QoS change leaves every cached view of its ports stale: each page of the walk
+      // misses, and after a few such pages the lists read their rows with the versions.
+      for (const qos of [policyId, null]) {
+        const changed = await admin.put(`/v2.0/networks/${network.id as string}`, { network: { qos_policy_id: qos } });
+        assert.equal(changed.status, 200, changed.text);
+        const paged = await walk();
+        const uncached = await uncachedList();
+        assert.ok(uncached.every((p) => p.qos_network_policy_id === qos));
+        assert.deepEqual(paged, uncached, `walk with network QoS ${qos}`);
+        assert.deepEqual(((await admin.get(url)).body as { ports: Item[] }).ports, uncached, 'the whole list after');
+        assert.deepEqual(await walk(), uncached, 'a second walk, from the cache');
+      }
+    });
+
     it("another project's member lists none of them", async () => {
       const other = await api.as({ project: newProjectId() }).get('/v2.0/ports');
       assert.equal(other.status, 200);

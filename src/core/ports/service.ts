@@ -36,12 +36,9 @@ import {
   addressTaken,
   deletePortAllocations,
   getPortRecord,
-  getPortVersion,
   insertAllocations,
   insertPortChildren,
   listPortRecords,
-  listPortVersions,
-  getPortRecords,
   lockPortRow,
   orderPortChildren,
   macInUse,
@@ -72,12 +69,10 @@ import {
 import { generateUniqueMac, randomMac } from './mac.js';
 import type { QosBindings } from '../qos/bindings.js';
 import { boundQosPolicies } from '../../store/qos.js';
-import { PortViewCache, type ListedTexts } from './view-cache.js';
+import type { ListedTexts } from './view-cache.js';
+import { CachedPortViews } from './cached-views.js';
 import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
-
-/** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
-const COLD_LIST_MIN = 50;
 
 /** Ports of routers: ACTIVE once OVN reports them up, without a binding. */
 const ROUTER_PORT_OWNERS = ['network:router_interface', 'network:router_gateway'];
@@ -114,7 +109,7 @@ export class PortService implements ResourceService {
   readonly spec: ResourceSpec;
   /** Registered by the services that own or point at ports (routers, floating IPs). */
   readonly deleteHooks: PortDeleteHook[] = [];
-  private readonly viewCache = new PortViewCache();
+  private readonly cachedViews: CachedPortViews;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -122,6 +117,11 @@ export class PortService implements ResourceService {
     private readonly qos: QosBindings,
   ) {
     this.spec = createPortSpec(deps.config.network);
+    this.cachedViews = new CachedPortViews(
+      deps.store,
+      (record) => this.view(record),
+      (id) => this.notFound(id),
+    );
   }
 
   notFound(id: string | null): Error {
@@ -214,62 +214,18 @@ export class PortService implements ResourceService {
   }
 
   /**
-   * An admin's or service's list as the JSON texts of whole views, cached per port version (see
-   * view-cache.ts). Other callers' lists depend on per-port policy: undefined sends them the
-   * ordinary way. A cold, long, whole list is read as `list` reads it (one statement for all
-   * children) rather than by id.
+   * An admin's or service's list as the JSON texts of whole views (cached-views.ts). Other
+   * callers' lists depend on per-port visibility and policy: undefined sends them the ordinary way.
    */
   async listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
-    const env = { store: this.deps.store, projectId: ctx.projectId };
-    const { versions, markerFound } = await listPortVersions(env, query, TRUE);
-    if (!markerFound) throw this.notFound(query.marker ?? null);
-    const cached = versions.map((v) => this.viewCache.get(v));
-    const missing = versions.filter((_, i) => cached[i] === undefined).map((v) => v.id);
-    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as string[] };
-    if (query.limit === undefined && missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
-      const { records } = await listPortRecords(env, query, TRUE);
-      return { ids: records.map((r) => r.row.id), texts: records.map((r) => this.cacheView(r)) };
-    }
-    const fresh = new Map((await getPortRecords(this.deps.store.db, missing)).map((r) => [r.row.id, r]));
-    const ids: string[] = [];
-    const texts: string[] = [];
-    for (const [i, version] of versions.entries()) {
-      const record = cached[i] === undefined ? fresh.get(version.id) : undefined;
-      const text = cached[i] ?? (record && this.cacheView(record));
-      if (text === undefined) continue; // deleted since the list's first statement
-      ids.push(version.id);
-      texts.push(text);
-    }
-    return { ids, texts };
+    return this.cachedViews.list({ store: this.deps.store, projectId: ctx.projectId }, query);
   }
 
-  /** The whole view's text, kept under the version it was read at. */
-  private cacheView(record: PortRecord): string {
-    const text = JSON.stringify(this.view(record));
-    const version = {
-      id: record.row.id,
-      revision_number: Number(record.row.revision_number),
-      net_qos: record.qos.networkPolicyId,
-    };
-    this.viewCache.set(version, text);
-    return text;
-  }
-
-  /**
-   * An admin's (or service's) show as the whole view's JSON text, from the view cache when the
-   * port's version there is current: one light read instead of four. As in `listTexts`, admins see
-   * every port, so no visibility check is needed; others get undefined (the ordinary show).
-   */
-  async showText(ctx: RequestContext, id: string): Promise<string | undefined> {
+  /** An admin's or service's show as the whole view's JSON text (cached-views.ts); else undefined. */
+  async showText(ctx: RequestContext, id: string): Promise<Buffer | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
-    const version = await getPortVersion(this.deps.store.db, id);
-    if (!version) throw this.notFound(id);
-    const cached = this.viewCache.get(version);
-    if (cached !== undefined) return cached;
-    const record = await getPortRecord(this.deps.store.db, id);
-    if (!record) throw this.notFound(id);
-    return this.cacheView(record);
+    return this.cachedViews.show(id);
   }
 
   async show(ctx: RequestContext, id: string): Promise<View> {
@@ -303,7 +259,7 @@ export class PortService implements ResourceService {
   }
 
   async create(ctx: RequestContext, items: Body[]): Promise<View[]> {
-    return bulkCreate(this.deps, 'port', items, {
+    const views = await bulkCreate(this.deps, 'port', items, {
       authorize: async (tx, item) => {
         const body = portCreate(item);
         const network = await this.networks.getVisible(tx, ctx, body.network_id);
@@ -312,6 +268,17 @@ export class PortService implements ResourceService {
       },
       create: (tx, item, { body, network }) => this.createOne(tx, ctx, item, body, network),
     });
+    // Committed, and built from what was written (see createOne): the list or show that usually
+    // follows a create finds the view cached instead of reading every new port whole.
+    for (const view of views) {
+      const version = {
+        id: stringField(view, 'id'),
+        revision_number: Number(view.revision_number),
+        net_qos: (view.qos_network_policy_id as string | null | undefined) ?? null,
+      };
+      this.cachedViews.keepView(version, view);
+    }
+    return views;
   }
 
   /**

@@ -1,12 +1,12 @@
 /**
  * Server-side prepared statements for the reads every request repeats.
  *
- * An unnamed statement is parsed, analysed and planned by PostgreSQL on every run; a port show's
- * four one-row reads cost the server more in that than in running them. A read whose text has
- * been seen before is sent under a name instead, so each connection prepares it once and then only
- * binds and executes it. Only `select`s are named, and only the first `MAX_NAMED` distinct texts
- * (a query with an `in (...)` list has a text per list length): writes, DDL and one-off reads stay
- * unnamed, and the server keeps a bounded number of statements per connection.
+ * An unnamed statement is parsed, analysed and planned by PostgreSQL on every run; for the one-row
+ * reads of a show that costs the server more than running them. A `select` is sent under a name
+ * from its first run on, so each connection prepares it once and then only binds and executes it.
+ * Only `select`s are named, and only the first `MAX_NAMED` distinct texts (a query with an
+ * `in (...)` list has a text per list length; texts past the bound, writes and DDL stay unnamed),
+ * so the server keeps a bounded number of statements per connection.
  */
 
 /** Distinct statement texts given a name, per process. */
