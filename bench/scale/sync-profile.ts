@@ -7,7 +7,8 @@
  * the load average, and the server's memory 5 s after its API opened (as it is and after a full GC:
  * `gc-memory.ts`). `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
  * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
- * an A/B on the same database).
+ * an A/B on the same database); `--node-args "FLAGS"` adds Node/V8 flags to the server's command line
+ * (e.g. `--heap-growing-percent=50`, to weigh memory against CPU).
  *
  * Prints figures and asserts nothing; everything it starts it stops.
  */
@@ -50,12 +51,15 @@ interface Running {
 
 /** The checkout whose `dist/` runs (`--dist`: another build, for an A/B on the same data). */
 let buildRoot = repoRoot;
+/** `--node-args`: extra Node/V8 flags for the server. */
+let nodeArgs: string[] = [];
 
 async function serve(dir: string, label: string, ovn?: { nb: string; sb: string }, cpuProf = false): Promise<Running> {
   const port = await freePort();
   const logFile = join(dir, `serve-${label}.log`);
   const args = [
     '--max-semi-space-size=4',
+    ...nodeArgs,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${label}`)}`] : []),
     join(buildRoot, 'dist/cli/main.js'),
     'serve',
@@ -186,6 +190,7 @@ async function main(): Promise<number> {
       'cpu-prof': { type: 'boolean' },
       perf: { type: 'boolean' },
       dist: { type: 'string' },
+      'node-args': { type: 'string' },
     },
   });
   const ports = intOption('ports', values.ports, 100_000);
@@ -207,6 +212,7 @@ async function main(): Promise<number> {
   }
   const runs = intOption('runs', values.runs, 1);
   if (values.dist) buildRoot = resolve(values.dist);
+  nodeArgs = (values['node-args'] ?? '').split(' ').filter(Boolean);
   for (let i = 0; i < runs; i++) {
     const result = await onePass(dir, `run-${Date.now()}`, values['cpu-prof'] ?? false, values.perf ?? false);
     process.stdout.write(JSON.stringify(result) + '\n');
