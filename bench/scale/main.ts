@@ -10,7 +10,9 @@
  * - the API server's RSS after that, and its peak;
  * - start-up time of `serve` over the filled database (spawn → first answer);
  * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it,
- *   and the server's RSS, peak RSS and V8 heap used 5 s after each (the NB synced and watched).
+ *   and the server's memory 5 s after each (the NB synced and watched): RSS and V8 heap used as
+ *   they are, then after a full GC (RSS, and the heap that stays live), and peak RSS. The GC is
+ *   asked for through a bench-only preload (`gc-hook.mjs`, SIGUSR2; see `gc-memory.ts`).
  *
  * Prints figures and asserts nothing; each size starts from nothing, and everything it starts
  * it stops. Run on a quiet machine: the figures are wall-clock.
@@ -25,6 +27,7 @@ import { statusKiB } from '../api/process-meter.js';
 import { intOption } from '../goals-report.js';
 import { runBench } from '../lab-run.js';
 import { BULK, fill } from './fill.js';
+import { collectedMemory, gcAnswerFile, gcHookEnv, type CollectedMemory } from './gc-memory.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
 import { LogFollower, startServe, type LogLine } from '../ovn/octonet-serve.js';
 import { now, summarize, type Summary } from '../ovn/stats.js';
@@ -60,14 +63,8 @@ interface SizeResult {
 interface PassResult {
   seconds: number;
   failed: number;
-  memory: SyncedMemory;
-}
-
-/** The API server's memory with the NB fully synced and watched (RSS; V8 heap used, from /metrics). */
-interface SyncedMemory {
-  rssMiB: number;
-  peakRssMiB: number;
-  heapUsedMiB: number;
+  /** The API server's memory with the NB fully synced and watched. */
+  memory: CollectedMemory;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -103,6 +100,11 @@ async function walkAllPorts(api: NeutronApi): Promise<number> {
  * with how many failed before it in `failed`.
  */
 async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<PassResult> {
+  // The server inherits this process's environment (startServe), so the bench-only GC preload goes
+  // there for this one spawn.
+  const answerFile = gcAnswerFile(dir, label);
+  const saved = { ...process.env };
+  Object.assign(process.env, gcHookEnv(answerFile));
   // The API opens once the start-up pass is over (driver.ts), so the wait for it is the pass's.
   const serve = await startServe({
     repoRoot,
@@ -111,28 +113,22 @@ async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: str
     logLevel: 'info',
     ovn,
     startupTimeoutMs: PASS_TIMEOUT_MS,
+  }).finally(() => {
+    delete process.env.OCTONET_BENCH_GC_FILE;
+    if (saved.NODE_OPTIONS === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = saved.NODE_OPTIONS;
   });
   try {
     const log = new LogFollower(serve);
     const { line } = await log.waitFor((l: LogLine) => SUMMARY.includes(l.msg), PASS_TIMEOUT_MS);
     const failed = log.records.filter((l) => l.msg.startsWith('full OVN pass failed')).length;
     const seconds = line.trigger === 'start' ? Number(line.seconds ?? NaN) : (line.time - serve.spawnedAt) / 1000;
-    return { seconds, failed, memory: await syncedMemory(serve) };
+    // Echoes settle before the memory is read.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return { seconds, failed, memory: await collectedMemory(serve.pid, answerFile) };
   } finally {
     await serve.stop();
   }
-}
-
-/** Memory of a server whose start-up pass is over, after `SETTLE_MS` of watching the NB. */
-async function syncedMemory(serve: { pid: number; baseUrl: string }): Promise<SyncedMemory> {
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const text = await (await fetch(`${serve.baseUrl}/metrics`)).text();
-  const heapUsed = Number(/^octonet_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
-  return {
-    rssMiB: mib(statusKiB(serve.pid, 'VmRSS')),
-    peakRssMiB: mib(statusKiB(serve.pid, 'VmHWM')),
-    heapUsedMiB: Math.round(heapUsed / 104857.6) / 10,
-  };
 }
 
 async function measure(ports: number, perNetwork: number, samples: number): Promise<SizeResult> {
@@ -206,7 +202,12 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
   }
 }
 
-const memoryLine = (m: SyncedMemory) => `RSS ${m.rssMiB} MiB, peak ${m.peakRssMiB} MiB, heap used ${m.heapUsedMiB} MiB`;
+const memoryLine = (m: CollectedMemory) =>
+  `RSS ${m.rssMiB} MiB, heap used ${m.heapUsedMiB} MiB; after a full GC RSS ${m.rssAfterGcMiB} MiB, ` +
+  `live heap ${m.liveHeapMiB} MiB; peak RSS ${m.peakRssMiB} MiB`;
+
+const memoryCell = (m: CollectedMemory) =>
+  `${m.rssMiB} / ${m.heapUsedMiB}; ${m.rssAfterGcMiB} / ${m.liveHeapMiB}; ${m.peakRssMiB}`;
 
 function table(results: readonly SizeResult[]): string {
   const f = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -227,10 +228,10 @@ function table(results: readonly SizeResult[]): string {
     ['full sync into an empty NB s', (r) => pass(r.fullSyncEmpty)],
     ['full sync over a complete NB s', (r) => pass(r.fullSyncComplete)],
     [
-      'with OVN, after the pass: RSS / peak / heap used MiB',
-      (r) =>
-        `${f(r.fullSyncComplete.memory.rssMiB)} / ${f(r.fullSyncComplete.memory.peakRssMiB)} / ${f(r.fullSyncComplete.memory.heapUsedMiB)}`,
+      'with OVN, 5 s after the pass into an empty NB: RSS / heap used; after a full GC: RSS / live heap; peak RSS MiB',
+      (r) => memoryCell(r.fullSyncEmpty.memory),
     ],
+    ['with OVN, 5 s after the pass over a complete NB: (as above) MiB', (r) => memoryCell(r.fullSyncComplete.memory)],
   ];
   const header = `| ports | ${results.map((r) => f(r.ports, 0)).join(' | ')} |`;
   const rule = `| :-- | ${results.map(() => '--:').join(' | ')} |`;

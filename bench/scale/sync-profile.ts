@@ -4,9 +4,11 @@
  * `--dir` for the next run), then, per run, starts a fresh OVN central and `serve` (the built
  * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
  * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
- * and the load average. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
+ * the load average, and the server's memory 5 s after its API opened (as it is and after a full GC:
+ * `gc-memory.ts`). `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
  * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
- * an A/B on the same database).
+ * an A/B on the same database); `--node-args "FLAGS"` adds Node/V8 flags to the server's command line
+ * (e.g. `--heap-growing-percent=50`, to weigh memory against CPU).
  *
  * Prints figures and asserts nothing; everything it starts it stops.
  */
@@ -24,6 +26,7 @@ import { intOption } from '../goals-report.js';
 import { runBench } from '../lab-run.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
 import { fill } from './fill.js';
+import { collectedMemory, gcAnswerFile, gcHookEnv } from './gc-memory.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the database'];
@@ -48,12 +51,15 @@ interface Running {
 
 /** The checkout whose `dist/` runs (`--dist`: another build, for an A/B on the same data). */
 let buildRoot = repoRoot;
+/** `--node-args`: extra Node/V8 flags for the server. */
+let nodeArgs: string[] = [];
 
 async function serve(dir: string, label: string, ovn?: { nb: string; sb: string }, cpuProf = false): Promise<Running> {
   const port = await freePort();
   const logFile = join(dir, `serve-${label}.log`);
   const args = [
     '--max-semi-space-size=4',
+    ...nodeArgs,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${label}`)}`] : []),
     join(buildRoot, 'dist/cli/main.js'),
     'serve',
@@ -68,7 +74,12 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
     ...(ovn ? ['--ovn-nb', ovn.nb, '--ovn-sb', ovn.sb] : []),
   ];
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', fd, fd], detached: true });
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    stdio: ['ignore', fd, fd],
+    detached: true,
+    env: gcHookEnv(gcAnswerFile(dir, label)),
+  });
   closeSync(fd);
   const exited = new Promise((r) => child.once('exit', r));
   return {
@@ -144,6 +155,8 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
     const listening = records.find((r) => r.msg === 'octonet API listening');
     const failed = records.filter((r) => r.msg.startsWith('full OVN pass failed')).length;
     const disconnects = records.filter((r) => r.msg === 'ovsdb disconnected').length;
+    await sleep(5_000);
+    const memory = listening ? await collectedMemory(server.pid, gcAnswerFile(dir, label)) : undefined;
     return {
       label,
       seconds: Number(summary.seconds ?? NaN),
@@ -154,6 +167,7 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
       cpu,
       load: [load, loadavg()[0]!],
       created: summary.created,
+      memory,
     };
   } finally {
     if (recorder) {
@@ -176,6 +190,7 @@ async function main(): Promise<number> {
       'cpu-prof': { type: 'boolean' },
       perf: { type: 'boolean' },
       dist: { type: 'string' },
+      'node-args': { type: 'string' },
     },
   });
   const ports = intOption('ports', values.ports, 100_000);
@@ -197,6 +212,7 @@ async function main(): Promise<number> {
   }
   const runs = intOption('runs', values.runs, 1);
   if (values.dist) buildRoot = resolve(values.dist);
+  nodeArgs = (values['node-args'] ?? '').split(' ').filter(Boolean);
   for (let i = 0; i < runs; i++) {
     const result = await onePass(dir, `run-${Date.now()}`, values['cpu-prof'] ?? false, values.perf ?? false);
     process.stdout.write(JSON.stringify(result) + '\n');

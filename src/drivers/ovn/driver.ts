@@ -205,7 +205,7 @@ export class OvnMechanismDriver implements MechanismDriver {
       nb: this.nb,
       sync: this.sync,
       host,
-      afterFullPass: () => this.statusPass(),
+      afterFullPass: (ports) => this.statusPass(ports),
     });
     this.nb.onChange((changes) => {
       this.owner.onNbChanges(changes);
@@ -288,10 +288,9 @@ export class OvnMechanismDriver implements MechanismDriver {
 
   /**
    * Ports whose status disagrees with their LSP, and virtual ports whose host disagrees with their
-   * SB binding (events missed while away), are reported again.
+   * SB binding (events missed while away), are reported again. `ports`: the full pass's snapshot.
    */
-  private async statusPass(): Promise<void> {
-    const { ports } = await this.host.reader.snapshot();
+  private async statusPass(ports: readonly PortState[]): Promise<void> {
     const byId = new Map(ports.map((port) => [port.id, port]));
     await this.portStatus.resync(ports);
     await this.virtualPorts.resync(

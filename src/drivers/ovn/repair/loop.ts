@@ -15,8 +15,9 @@ import type { DriverHost } from '../../host.js';
 import type { OvnMetrics } from '../metrics.js';
 import type { NbView } from '../nb-view.js';
 import { OvsdbNotConnected, type NbTables, type Operation, type OvsdbClient, type RowChange } from '../ovsdb/index.js';
+import type { PortState } from '../../host.js';
 import type { DesiredState } from './desired-state.js';
-import { fullSync, type FullSyncReport, type NbWriter } from './full-sync.js';
+import { fullSync, type FullSyncReport, type FullSyncResult, type NbWriter } from './full-sync.js';
 import type { NbSync } from './nb-sync.js';
 import { NbWatch } from './nb-watch.js';
 
@@ -49,8 +50,12 @@ export interface RepairLoopOptions {
   readonly host: DriverHost;
   readonly metrics: OvnMetrics;
   readonly logger: Logger;
-  /** Runs inside the full pass's lock, after it: statuses missed while away are reported again. */
-  readonly afterFullPass: () => Promise<void>;
+  /**
+   * Runs inside the full pass's lock, after it, with the ports of the snapshot the pass compared:
+   * statuses missed while away are reported again. (A status that changed during the pass was
+   * reported as it changed; the reports re-read the row and write only a difference.)
+   */
+  readonly afterFullPass: (ports: readonly PortState[]) => Promise<void>;
 }
 
 export class RepairLoop {
@@ -119,7 +124,11 @@ export class RepairLoop {
   }
 
   /** Compares the whole database with the NB and writes every difference, now (no lock, no report). */
-  fullSync(): Promise<FullSyncReport> {
+  async fullSync(): Promise<FullSyncReport> {
+    return (await this.compareAll()).report;
+  }
+
+  private compareAll(): Promise<FullSyncResult> {
     const { nbView, desired, host, metrics, logger } = this.options;
     return fullSync({ writer: this.sessionWriter(), nbView, desired, reader: host.reader, metrics, logger });
   }
@@ -173,7 +182,7 @@ export class RepairLoop {
     try {
       await this.ensureGlobalOptions();
       const ran = await this.options.host.exclusively(FULL_SYNC_LOCK, async () => {
-        const report = await this.fullSync();
+        const { report, ports } = await this.compareAll();
         metrics.fullSyncs.inc({ trigger });
         const changed = report.created + report.updated + report.deleted;
         for (const action of ['created', 'updated', 'deleted'] as const) {
@@ -184,7 +193,7 @@ export class RepairLoop {
           { trigger, ...report },
           changed > 0 ? 'OVN NB brought in line with the database' : 'OVN NB matches the database',
         );
-        await this.options.afterFullPass();
+        await this.options.afterFullPass(ports);
       });
       if (!ran) {
         logger.debug({ trigger }, 'another replica is running the full OVN pass');

@@ -3,6 +3,10 @@
  * NB, another writer). The resource it belongs to is checked against what was last written and
  * repaired from the database at once; a burst too large for one-by-one repair becomes a full pass
  * instead. (The same monitor's port status, `Logical_Switch_Port.up`, is `../status/port-status.ts`.)
+ *
+ * The in-sync checks run in slices of `sliceSize` keys with the event loop free in between: after a
+ * full pass into an empty NB every row echoes back, and checking 100,000 ports in one go held the
+ * loop (and the API) for 5–29 s.
  */
 import type { Logger } from 'pino';
 import { DROP_PORT_GROUP } from '../mapping.js';
@@ -13,16 +17,22 @@ import { keyOf, type ResourceKey } from './resource-key.js';
 
 /** More resources than this out of line at once are repaired by one full pass. */
 const FULL_PASS_THRESHOLD = 200;
+/** Keys checked per turn of the event loop (a digest check is ~10 µs; a plan still held costs more). */
+const SLICE_SIZE = 1000;
 
 export interface NbWatchOptions {
-  readonly sync: NbSync;
+  readonly sync: Pick<NbSync, 'isInSync' | 'checkDrift' | 'nbView'>;
   readonly logger: Logger;
   /** Asks for a full pass (drift too large to repair one resource at a time). */
   readonly requestFullSync: (trigger: string) => void;
+  /** Keys checked per slice of a sweep (default `SLICE_SIZE`; tests use small slices). */
+  readonly sliceSize?: number;
 }
 
 export class NbWatch {
   private readonly pending = new Set<ResourceKey>();
+  /** Keys the sweep under way found out of line (repaired when it ends). */
+  private readonly drifted = new Set<ResourceKey>();
   private flushScheduled = false;
   private paused = false;
 
@@ -49,22 +59,44 @@ export class NbWatch {
   private schedule(): void {
     if (this.flushScheduled || this.paused || this.pending.size === 0) return;
     this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      if (this.paused) return;
-      // Most changes are our own writes echoing back, or columns we do not own (`up`): those
-      // resources still match what was written and cost nothing more here.
-      const keys = [...this.pending].filter((key) => !this.options.sync.isInSync(key));
+    setImmediate(() => this.sweepSlice());
+  }
+
+  /**
+   * Checks the next slice of pending keys. Keys found out of line gather over the whole sweep
+   * (keys that arrive meanwhile join it), so a burst is judged as one whatever its slicing: past
+   * `FULL_PASS_THRESHOLD` it becomes a full pass at once; otherwise, once nothing is pending, each
+   * is repaired on its own.
+   */
+  private sweepSlice(): void {
+    this.flushScheduled = false;
+    // Paused for a full pass: what is left stays pending for the sweep after it (its keys are
+    // checked then, against the pass's writes).
+    if (this.paused) return;
+    const sliceSize = this.options.sliceSize ?? SLICE_SIZE;
+    let checked = 0;
+    // Most changes are our own writes echoing back, or columns we do not own (`up`): those
+    // resources still match what was written and cost nothing more here.
+    for (const key of this.pending) {
+      this.pending.delete(key);
+      if (!this.options.sync.isInSync(key)) this.drifted.add(key);
+      if (++checked >= sliceSize) break;
+    }
+    if (this.drifted.size > FULL_PASS_THRESHOLD) {
+      this.drifted.clear();
       this.pending.clear();
-      if (keys.length > FULL_PASS_THRESHOLD) return this.options.requestFullSync('drift');
-      for (const key of keys) {
-        this.options.sync
-          .checkDrift(key)
-          .catch((error: unknown) =>
-            this.options.logger.warn({ err: error, resource: key }, 'OVN repair failed; the next full pass retries'),
-          );
-      }
-    });
+      return this.options.requestFullSync('drift');
+    }
+    if (this.pending.size > 0) return this.schedule();
+    const keys = [...this.drifted];
+    this.drifted.clear();
+    for (const key of keys) {
+      this.options.sync
+        .checkDrift(key)
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error, resource: key }, 'OVN repair failed; the next full pass retries'),
+        );
+    }
   }
 
   /** Which resources a changed NB row belongs to. */
