@@ -11,11 +11,10 @@
  */
 import type { Logger } from 'pino';
 import type { OvnConfig } from '../../../config/config.js';
-import type { DriverHost } from '../../host.js';
+import type { DriverHost, PortState } from '../../host.js';
 import type { OvnMetrics } from '../metrics.js';
 import type { NbView } from '../nb-view.js';
 import { OvsdbNotConnected, type NbTables, type Operation, type OvsdbClient, type RowChange } from '../ovsdb/index.js';
-import type { PortState } from '../../host.js';
 import type { DesiredState } from './desired-state.js';
 import { fullSync, type FullSyncReport, type FullSyncResult, type NbWriter } from './full-sync.js';
 import type { NbSync } from './nb-sync.js';
