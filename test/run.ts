@@ -2,8 +2,8 @@
  * The test runner behind `scripts/test`: starts one PostgreSQL cluster and, when MariaDB is
  * installed, one MariaDB server for the whole run (each test creates its own database in them),
  * runs every test file with `node --test`, stops the servers. Without the shared server every file
- * that uses MariaDB (the store and some API suites, the import tests) would start one of its own. Test files: `src/**\/*.test.ts` and
- * `test/**\/*.test.ts`, or the ones given.
+ * that uses MariaDB (the store and some API suites, the import tests) would start one of its own.
+ * Test files: `src/**\/*.test.ts` and `test/**\/*.test.ts`, or the ones given.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
