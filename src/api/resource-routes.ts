@@ -93,6 +93,21 @@ async function shownText(
   return text !== undefined && seesWholeView(deps, ctx, service, text) ? text : undefined;
 }
 
+/**
+ * Bodies of lists the service handed out before: the same `ListedTexts` object again means the
+ * same views (the port service keeps a list while the database is unchanged), so a body with the
+ * same head and tail is the same bytes.
+ */
+const listBodies = new WeakMap<ListedTexts, { head: string; tail: string; body: Buffer }>();
+
+function listBody(head: string, listed: ListedTexts, tail: string): Buffer {
+  const kept = listBodies.get(listed);
+  if (kept !== undefined && kept.head === head && kept.tail === tail) return kept.body;
+  const body = joinedBody(head, listed.texts, tail);
+  listBodies.set(listed, { head, tail, body });
+  return body;
+}
+
 /** `prefix`, the texts separated by commas, then `suffix`: a JSON body in one buffer (one copy of each text). */
 function joinedBody(prefix: string, texts: readonly Buffer[], suffix: string): Buffer {
   const head = Buffer.from(prefix);
@@ -148,6 +163,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const fieldsOf = (q: RawQuery) => parseFields(q, PECAN_COLLECTIONS.has(spec.path));
 
+  const head = `{${JSON.stringify(spec.collection)}:[`;
   route(app, collectionUrl, {
     GET: async (request, reply) => {
       const q = query(request);
@@ -165,7 +181,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: ApiDeps, serv
         );
         const tail = links.length ? `],${JSON.stringify(`${spec.collection}_links`)}:${JSON.stringify(links)}}` : ']}';
         reply.header('content-type', 'application/json');
-        return joinedBody(`{${JSON.stringify(spec.collection)}:[`, texts.texts, tail);
+        return listBody(head, texts, tail);
       }
       const views = await service.list(request.ctx, list);
       const body: Record<string, unknown> = {

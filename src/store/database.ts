@@ -73,6 +73,12 @@ export interface Store {
    * false without running it otherwise. With SQLite, one process owns the file: `fn` just runs.
    */
   exclusively(key: string, fn: () => Promise<void>): Promise<boolean>;
+  /**
+   * A text that changes whenever anything is written to the database, read without a query
+   * plan: equal tokens before two reads mean the second would see what the first saw. Undefined
+   * where the database has no cheap exact one (PostgreSQL, MySQL: other replicas write unseen).
+   */
+  changeToken(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -179,6 +185,7 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
       }
     },
     lockKey: (tx, key) => dialect.lockKey(tx, key),
+    changeToken: () => dialect.changeToken?.(),
     async exclusively(key, fn) {
       if (!dialect.capabilities.concurrentWriters) {
         await fn();

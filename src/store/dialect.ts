@@ -118,4 +118,6 @@ export interface StoreDialect {
   tryLockKey(tx: Kysely<Schema>, key: string): Promise<boolean>;
   /** Makes `key` lockable without waiting for anyone (MySQL: its row exists, committed). */
   prepareLockKey?(db: Kysely<Schema>, key: string): Promise<void>;
+  /** See `Store.changeToken`; absent where no cheap exact token exists (a server several replicas write to). */
+  changeToken?(): string | undefined;
 }

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
 import { networkWithSubnet, type Item } from '../fixtures/topology.js';
 
@@ -245,6 +246,27 @@ for (const backend of BACKENDS) {
         assert.deepEqual(((await admin.get(url)).body as { ports: Item[] }).ports, uncached, 'the whole list after');
         assert.deepEqual(await walk(), uncached, 'a second walk, from the cache');
       }
+    });
+
+    it("an admin's list asked again with nothing written is the same, and changes with a write by another connection", async () => {
+      const url = `/v2.0/ports?network_id=${network.id}`;
+      const first = await api.admin.get(url);
+      const again = await api.admin.get(url);
+      assert.equal(again.text, first.text);
+      if (backend !== 'sqlite') return;
+      // SQLite keeps a list while its change token stands (core/ports/cached-views.ts): a commit
+      // from outside the server's own connection (a CLI tool, another process) must retire it.
+      const port = (first.body as { ports: Item[] }).ports.find((p) => p.device_owner === '')!;
+      const other = new Database((api.config.database as string).slice('sqlite:'.length));
+      try {
+        other
+          .prepare('UPDATE ports SET name = ?, revision_number = revision_number + 1 WHERE id = ?')
+          .run('renamed-outside', port.id);
+      } finally {
+        other.close();
+      }
+      const after = ((await api.admin.get(url)).body as { ports: Item[] }).ports;
+      assert.equal(after.find((p) => p.id === port.id)!.name, 'renamed-outside');
     });
 
     it("another project's member lists none of them", async () => {

@@ -188,6 +188,32 @@ const SPECS = [
   },
 ];
 
+const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '');
+
+/** A topology's spec; node1 names the anchor's fake chassis, so binding:host_id is set and checked on both. */
+function compareSpec(name: string, extra: Record<string, unknown> | undefined) {
+  return makeSpec({ nodes: [{ name: 'node1', chassis: 'anchor-host-1' }, { name: 'node2' }], ...extra }, name);
+}
+
+/**
+ * Deletes what an interrupted earlier run left in the anchor, which keeps its database across
+ * restarts: its flat network would hold physnet1, which every topology here needs in turn.
+ */
+async function deleteLeftovers(zed: NeutronClient): Promise<void> {
+  const names = new Set<string>();
+  for (const network of await zed.list('networks')) {
+    for (const tag of (network.tags as string[] | undefined) ?? []) {
+      const name = /^octonet-mgmt-net:(cmp-.+)$/.exec(tag)?.[1];
+      if (name !== undefined && !name.startsWith(`cmp-${RUN}-`)) names.add(name);
+    }
+  }
+  for (const name of names) {
+    const extra = SPECS.find((s) => name.endsWith(`-${slug(s.label)}`))?.extra;
+    const gone = await deleteSpec(compareSpec(name, extra), zed);
+    process.stderr.write(`anchor-compare: deleted ${gone.objects.length} objects an earlier run left (${name})\n`);
+  }
+}
+
 describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () => {
   const api = useApi('sqlite');
   let anchor: { started: boolean } | { skip: string } = { skip: 'not checked yet' };
@@ -196,6 +222,7 @@ describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () 
   before(async () => {
     anchor = await ensureAnchor();
     if ('skip' in anchor) process.stderr.write(`anchor-compare: skipped: ${anchor.skip}\n`);
+    else await deleteLeftovers(NeutronClient.noauth(ANCHOR_URL));
   });
 
   after(async () => {
@@ -208,12 +235,8 @@ describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () 
   for (const { label, extra } of SPECS) {
     it(`${label}: same objects, and both converge`, async (t) => {
       if ('skip' in anchor) return t.skip(anchor.skip);
-      const name = `cmp-${RUN}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '')}`.slice(0, 63);
-      // node1 names the anchor's fake chassis, so binding:host_id is set and checked on both.
-      const spec = makeSpec(
-        { nodes: [{ name: 'node1', chassis: 'anchor-host-1' }, { name: 'node2' }], ...extra },
-        name,
-      );
+      const name = `cmp-${RUN}-${slug(label)}`.slice(0, 63);
+      const spec = compareSpec(name, extra);
       applied.push({ name, spec });
       const octonet = NeutronClient.noauth(api.url);
       const zed = NeutronClient.noauth(ANCHOR_URL);

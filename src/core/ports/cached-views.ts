@@ -25,12 +25,18 @@ import { PortViewCache, type ListedTexts } from './view-cache.js';
 /** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
 const COLD_LIST_MIN = 50;
 
+/** Lists kept whole while the database is unchanged (see `list`): this many, of at most `MEMO_MAX_VIEWS` ports each. */
+const MEMO_ENTRIES = 4;
+const MEMO_MAX_VIEWS = 5_000;
+
 type Listed = ListedTexts & { hits: number };
 
 export class CachedPortViews {
   private readonly cache = new PortViewCache();
   /** Recent pages' and filtered lists' share of cached views (a moving average; see `list`). */
   private partialListHits = 1;
+  /** Recent lists by caller project and query, with the database's change token they were read at. */
+  private readonly memo = new Map<string, { token: string; listed: ListedTexts }>();
 
   constructor(
     private readonly store: Store,
@@ -43,8 +49,30 @@ export class CachedPortViews {
    * text for. Pages and filtered lists of a data set larger than the cache (a walk of 100,000
    * ports) mostly miss, and then read their rows with their versions in one statement instead:
    * which way is chosen by how often recent pages and filtered lists were found cached.
+   *
+   * Where the database has a change token (SQLite), the same list asked again with nothing
+   * written in between is the same object, with no read at all (the route then reuses its body
+   * too). The token is taken before the reads, so a write racing them only retires the list sooner.
    */
   async list(env: FilterEnv, query: ListQuery): Promise<ListedTexts> {
+    const token = this.store.changeToken();
+    const key = token === undefined ? undefined : JSON.stringify([env.projectId, query]);
+    const kept = key === undefined ? undefined : this.memo.get(key);
+    if (kept !== undefined && kept.token === token) return kept.listed;
+    const listed = await this.read(env, query);
+    if (key !== undefined && listed.ids.length <= MEMO_MAX_VIEWS) this.remember(key, token!, listed);
+    return listed;
+  }
+
+  /** Keeps the list under `key`, dropping every list read before the database last changed. */
+  private remember(key: string, token: string, listed: ListedTexts): void {
+    for (const [k, v] of this.memo) if (v.token !== token) this.memo.delete(k);
+    this.memo.delete(key);
+    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(key, { token, listed });
+  }
+
+  private async read(env: FilterEnv, query: ListQuery): Promise<ListedTexts> {
     const partial = query.limit !== undefined || Object.keys(query.filters).length > 0;
     const listed =
       partial && this.partialListHits < 0.5 ? await this.fromRows(env, query) : await this.fromVersions(env, query);
@@ -113,17 +141,21 @@ export class CachedPortViews {
   }
 
   /** Keeps a view built from what was just written and committed (a created port's). */
-  keepView(version: PortVersion, view: View): void {
-    this.cache.set(version, JSON.stringify(view));
+  keepView(view: View): Buffer {
+    return this.cache.set(versionOf(view), JSON.stringify(view));
   }
 
   /** The record's whole view as text, kept under the version it was read at. */
   private keep(record: PortRecord): Buffer {
-    const version = {
-      id: record.row.id,
-      revision_number: Number(record.row.revision_number),
-      net_qos: record.qos.networkPolicyId,
-    };
-    return this.cache.set(version, JSON.stringify(this.view(record)));
+    return this.keepView(this.view(record));
   }
+}
+
+/** The version a port's whole view was built at: what `listPortVersions` reads for it. */
+function versionOf(view: View): PortVersion {
+  return {
+    id: view.id as string,
+    revision_number: Number(view.revision_number),
+    net_qos: (view.qos_network_policy_id as string | null | undefined) ?? null,
+  };
 }

@@ -270,14 +270,7 @@ export class PortService implements ResourceService {
     });
     // Committed, and built from what was written (see createOne): the list or show that usually
     // follows a create finds the view cached instead of reading every new port whole.
-    for (const view of views) {
-      const version = {
-        id: stringField(view, 'id'),
-        revision_number: Number(view.revision_number),
-        net_qos: (view.qos_network_policy_id as string | null | undefined) ?? null,
-      };
-      this.cachedViews.keepView(version, view);
-    }
+    for (const view of views) this.cachedViews.keepView(view);
     return views;
   }
 

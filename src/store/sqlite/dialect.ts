@@ -131,6 +131,7 @@ function openConnection(path: string, mustExist: boolean, onError: (error: unkno
 }
 
 export function createSqliteDialect(path: string): StoreDialect {
+  let opened: ReopeningDatabase | undefined;
   return {
     name: 'sqlite',
     describe: `sqlite:${path}`,
@@ -141,7 +142,6 @@ export function createSqliteDialect(path: string): StoreDialect {
       maxBoundParameters: 30000,
     },
     createKyselyDialect() {
-      let opened: ReopeningDatabase | undefined;
       const config = {
         database: async () =>
           (opened = new ReopeningDatabase(
@@ -155,6 +155,7 @@ export function createSqliteDialect(path: string): StoreDialect {
       });
     },
     classifyError: classifySqliteError,
+    changeToken: () => opened?.changeToken(),
     // One connection runs every transaction of the process in turn: nothing to lock.
     lockKey: async () => {},
     tryLockKey: async () => true,

@@ -15,9 +15,13 @@ import type { DbErrorKind } from '../dialect.js';
 /** After these, the connection may be stuck with the file as it was: open it afresh. */
 const REOPEN_AFTER: ReadonlySet<DbErrorKind> = new Set(['read-only', 'unavailable']);
 
+const CHANGE_TOKEN_SQL = 'SELECT total_changes() AS t, (SELECT data_version FROM pragma_data_version) AS d';
+
 export class ReopeningDatabase implements SqliteDatabase {
   private current: Database.Database | undefined;
   private reopen = false;
+  /** Opens so far: a reopened connection counts its changes from zero again. */
+  private opens = 1;
 
   constructor(
     /** Opens the file; `mustExist` for every open after the first. */
@@ -50,6 +54,19 @@ export class ReopeningDatabase implements SqliteDatabase {
     }
   }
 
+  /**
+   * A text that differs after any write to the file: by this connection (`total_changes()`, which
+   * grows with every row a statement changed, committed or not) or by another connection or process
+   * (`data_version`, which changes when one commits). Undefined while the connection is being
+   * replaced. Read outside Kysely's turn, it may count rows of a transaction still open: that only
+   * makes the token change sooner, never later.
+   */
+  changeToken(): string | undefined {
+    if (!this.current || this.reopen) return undefined;
+    const row = this.current.prepare(CHANGE_TOKEN_SQL).get() as { t: number; d: number };
+    return `${this.opens}:${row.t}:${row.d}`;
+  }
+
   close(): void {
     this.current?.close();
     this.current = undefined;
@@ -65,6 +82,7 @@ export class ReopeningDatabase implements SqliteDatabase {
     this.reopen = false;
     try {
       this.current = this.open(true, this.onError);
+      this.opens++;
     } catch (error) {
       this.onError(error);
       this.reopen = true;
