@@ -25,9 +25,11 @@ import { PortViewCache, type ListedTexts } from './view-cache.js';
 /** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
 const COLD_LIST_MIN = 50;
 
-/** Lists kept whole while the database is unchanged (see `list`): this many, of at most `MEMO_MAX_VIEWS` ports each. */
-const MEMO_ENTRIES = 4;
-const MEMO_MAX_VIEWS = 5_000;
+/**
+ * Bytes of view text the lists kept whole while the database is unchanged may hold (see `list`;
+ * the route keeps one joined body of each as well): a list of 1,000 ports is about 1 MiB.
+ */
+const MEMO_MAX_BYTES = 4 * 1024 * 1024;
 
 type Listed = ListedTexts & { hits: number };
 
@@ -36,7 +38,8 @@ export class CachedPortViews {
   /** Recent pages' and filtered lists' share of cached views (a moving average; see `list`). */
   private partialListHits = 1;
   /** Recent lists by caller project and query, with the database's change token they were read at. */
-  private readonly memo = new Map<string, { token: string; listed: ListedTexts }>();
+  private readonly memo = new Map<string, { token: string; listed: ListedTexts; bytes: number }>();
+  private memoBytes = 0;
 
   constructor(
     private readonly store: Store,
@@ -60,16 +63,23 @@ export class CachedPortViews {
     const kept = key === undefined ? undefined : this.memo.get(key);
     if (kept !== undefined && kept.token === token) return kept.listed;
     const listed = await this.read(env, query);
-    if (key !== undefined && listed.ids.length <= MEMO_MAX_VIEWS) this.remember(key, token!, listed);
+    if (key !== undefined) this.remember(key, token!, listed);
     return listed;
   }
 
-  /** Keeps the list under `key`, dropping every list read before the database last changed. */
+  /** Keeps the list under `key`, dropping every list read before the database last changed, then the oldest. */
   private remember(key: string, token: string, listed: ListedTexts): void {
-    for (const [k, v] of this.memo) if (v.token !== token) this.memo.delete(k);
+    const bytes = listed.texts.reduce((sum, text) => sum + text.length, 0);
+    for (const [k, v] of this.memo) if (v.token !== token || k === key) this.forget(k);
+    if (bytes > MEMO_MAX_BYTES) return;
+    while (this.memoBytes + bytes > MEMO_MAX_BYTES) this.forget(this.memo.keys().next().value!);
+    this.memo.set(key, { token, listed, bytes });
+    this.memoBytes += bytes;
+  }
+
+  private forget(key: string): void {
+    this.memoBytes -= this.memo.get(key)?.bytes ?? 0;
     this.memo.delete(key);
-    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value!);
-    this.memo.set(key, { token, listed });
   }
 
   private async read(env: FilterEnv, query: ListQuery): Promise<ListedTexts> {
