@@ -53,6 +53,25 @@ describe('BatchPacer', () => {
     assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS, 'never above the ceiling');
     assert.equal(pacer.inFlight, BatchPacer.MAX_IN_FLIGHT);
   });
+
+  it('says when the size changed', () => {
+    const pacer = new BatchPacer(4000, 1000);
+    assert.equal(pacer.answered(2000, 0), false, 'neither slow nor fast');
+    assert.equal(pacer.answered(9000, 0), true);
+    assert.equal(pacer.answered(100, 0), true);
+    assert.equal(pacer.answered(100, 0), false, 'already at the ceiling');
+  });
+
+  it('halves no further than the floor the largest mutated set calls for', () => {
+    assert.equal(BatchPacer.floorFor(0), BatchPacer.MIN_OPERATIONS);
+    assert.equal(BatchPacer.floorFor(1000), BatchPacer.MIN_OPERATIONS);
+    assert.equal(BatchPacer.floorFor(10_000), 1250);
+    assert.equal(BatchPacer.floorFor(100_000), BatchPacer.MAX_OPERATIONS / 2, 'one halving stays possible');
+    const pacer = new BatchPacer(4000, 1000, BatchPacer.floorFor(100_000));
+    for (let i = 0; i < 20; i++) pacer.answered(60_000, 0);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 2);
+    assert.equal(pacer.inFlight, 1, 'a slow NB still gets one transaction at a time');
+  });
 });
 
 describe('Batch', () => {

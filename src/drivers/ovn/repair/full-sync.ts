@@ -23,7 +23,7 @@ import type { NbView } from '../nb-view.js';
 import { isRouterPort, logicalRouterName } from '../router-mapping.js';
 import { planRouter } from '../router-planner.js';
 import { effectiveQosPolicyId, planPortQos, withQos } from '../qos.js';
-import { Batch, type NbWriter } from './batch.js';
+import { Batch, BatchPacer, type NbWriter } from './batch.js';
 import type { DesiredState } from './desired-state.js';
 import { keyOf } from './resource-key.js';
 import {
@@ -69,7 +69,9 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncResult> {
   const snapshot = await deps.reader.snapshot();
   const { nbView: nb, desired: desiredState } = deps;
   const counts: Record<Outcome, number> = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
-  const batch = new Batch(deps.writer, counts, deps.logger);
+  // Every port may join one group (`neutron_pg_drop`): the largest set a transaction mutates.
+  const pacer = new BatchPacer(undefined, undefined, BatchPacer.floorFor(snapshot.ports.length));
+  const batch = new Batch(deps.writer, counts, deps.logger, pacer);
 
   // 1. Switches (with localnet ports) and groups (membership comes last, once every LSP exists).
   await batch.add('drop', () => planPortGroup(nb, DROP_PORT_GROUP, dropPortGroup(), undefined));
