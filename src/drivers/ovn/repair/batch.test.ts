@@ -62,6 +62,20 @@ describe('BatchPacer', () => {
     assert.equal(pacer.answered(100, 0), false, 'already at the ceiling');
   });
 
+  it('halves once for a slow spell, not again for each transaction sent before it halved', () => {
+    const pacer = new BatchPacer(4000, 1000);
+    const sentAt = pacer.operations;
+    // Three transactions in flight, all slow: the first answer halves, the other two were sent at the old size.
+    assert.equal(pacer.answered(9000, 0, sentAt), true);
+    assert.equal(pacer.answered(18_000, 1, sentAt), false);
+    assert.equal(pacer.answered(27_000, 2, sentAt), false);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 2);
+    assert.equal(pacer.inFlight, 1);
+    // One sent at the new size and still slow halves again.
+    assert.equal(pacer.answered(9000, 0, pacer.operations), true);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 4);
+  });
+
   it('halves no further than the floor the largest mutated set calls for', () => {
     assert.equal(BatchPacer.floorFor(0), BatchPacer.MIN_OPERATIONS);
     assert.equal(BatchPacer.floorFor(1000), BatchPacer.MIN_OPERATIONS);

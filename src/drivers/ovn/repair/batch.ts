@@ -65,13 +65,19 @@ export class BatchPacer {
 
   /**
    * One transaction's answer came `ms` after it was sent, with `queued` others sent before it
-   * still open. Returns whether the size changed.
+   * still open, when the size was `sentAt`. Returns whether the size changed.
    */
-  answered(ms: number, queued: number): boolean {
+  answered(ms: number, queued: number, sentAt = this.operations): boolean {
     const before = this.operations;
     // The wait includes the transactions ahead of it on the same connection: judge its own share.
     const own = ms / (queued + 1);
     if (own > this.slowMs) {
+      // Transactions sent before the last halving were slow for the same reason as the one that
+      // caused it: halving again for each of them cut a slow spell's size by 8 (3 in flight).
+      if (sentAt > this.operations) {
+        this.inFlight = 1;
+        return false;
+      }
       this.operations = Math.max(this.floor, Math.floor(this.operations / 2));
       this.inFlight = 1;
     } else if (own < this.fastMs) {
@@ -146,12 +152,13 @@ export class Batch {
     this.size = 0;
     if (pending.length === 0) return;
     const queued = this.inFlight.length;
+    const sentAt = this.pacer.operations;
     const sent = performance.now();
     this.inFlight.push(
       this.write(pending).then(
         () => {
           const ms = performance.now() - sent;
-          if (this.pacer.answered(ms, queued))
+          if (this.pacer.answered(ms, queued, sentAt))
             this.logger.info(
               { ms: Math.round(ms), queued, operations: this.pacer.operations, inFlight: this.pacer.inFlight },
               'full pass: NB transaction size changed',
