@@ -5,7 +5,9 @@
  * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
  * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
  * the load average, and the server's memory 5 s after its API opened (as it is and after a full GC:
- * `gc-memory.ts`). `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
+ * `gc-memory.ts`); with what the OVN side did (`ovnStats`: the NB's transactions as its log file
+ * holds them, its compactions, ovn-northd's recomputes), octonet's own NB transactions and
+ * operations (`/metrics`), and how often the pass's pacer changed its transaction size. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
  * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
  * an A/B on the same database); `--node-args "FLAGS"` adds Node/V8 flags to the server's command line
  * (e.g. `--heap-growing-percent=50`, to weigh memory against CPU).
@@ -230,6 +232,8 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
     const listening = records.find((r) => r.msg === 'octonet API listening');
     const failed = records.filter((r) => r.msg.startsWith('full OVN pass failed')).length;
     const disconnects = records.filter((r) => r.msg === 'ovsdb disconnected').length;
+    // The full pass's pacer changing its transaction size (a slow NB answer halves it).
+    const resized = records.filter((r) => r.msg === 'full pass: NB transaction size changed').length;
     await sleep(5_000);
     const writes = listening ? await nbWrites(server.baseUrl) : undefined;
     const memory = listening ? await collectedMemory(server.pid, gcAnswerFile(dir, label)) : undefined;
@@ -240,6 +244,7 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
       passToApi: listening ? (listening.time - summary.time) / 1000 : undefined,
       failed,
       disconnects,
+      resized,
       cpu,
       load: [load, loadavg()[0]!],
       created: summary.created,

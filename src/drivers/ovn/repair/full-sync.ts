@@ -139,7 +139,7 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncResult> {
   const ports = new Set<string>();
   const qosPolicies = snapshot.ports.map(effectiveQosPolicyId).filter((id): id is string => id !== null);
   const qosRules = qosPolicies.length > 0 ? await deps.reader.qosRules(qosPolicies) : new Map<string, never[]>();
-  for (const port of snapshot.ports) {
+  for (const port of inNetworkOrder(snapshot.ports)) {
     if (isIgnoredPort(port) || !networks.has(port.network_id)) continue;
     ports.add(port.id);
     const network = networks.get(port.network_id)!;
@@ -210,6 +210,24 @@ export async function fullSync(deps: FullSyncDeps): Promise<FullSyncResult> {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   deps.metrics.lastFullSyncSeconds.set(seconds);
   return { report: { ...counts, seconds }, ports: snapshot.ports };
+}
+
+/**
+ * The ports grouped by network (networks in order of first appearance, ports in their order within
+ * each). Every new port also adds itself to its switch's `ports`, so a transaction modifies one
+ * Logical_Switch row per network among its ports: in the snapshot's order (by id) a transaction of
+ * 4,000 ports touched ~980 of 1,000 switches, and each of those rows was copied, logged and sent
+ * to every monitor (ovn-northd's, ours) again in every transaction, work that grew with ports ×
+ * networks. Grouped, a transaction touches ~40.
+ */
+export function inNetworkOrder<P extends { readonly network_id: string }>(ports: readonly P[]): P[] {
+  const byNetwork = new Map<string, P[]>();
+  for (const port of ports) {
+    const list = byNetwork.get(port.network_id);
+    if (list) list.push(port);
+    else byNetwork.set(port.network_id, [port]);
+  }
+  return [...byNetwork.values()].flat();
 }
 
 /** Each subnet's metadata port address. */
