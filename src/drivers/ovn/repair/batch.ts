@@ -56,8 +56,8 @@ export class BatchPacer {
    * port groups every port joins: `neutron_pg_drop`, a default security group) holds up to
    * `largestSet` members: one operation for every 8 members (at 100,000 ports each transaction
    * then adds ~2,000 ports, ~0.4 s of the NB's time, against ~0.13 s, estimated from the
-   * 202-transaction run, for copying and diffing those two sets), between `MIN_OPERATIONS` and half of `MAX_OPERATIONS` (one halving stays
-   * possible, for an NB that answers slowly under load).
+   * 202-transaction run, for copying and diffing those two sets), between `MIN_OPERATIONS` and
+   * half of `MAX_OPERATIONS` (one halving stays possible, for an NB that answers slowly under load).
    */
   static floorFor(largestSet: number): number {
     return Math.min(BatchPacer.MAX_OPERATIONS / 2, Math.max(BatchPacer.MIN_OPERATIONS, Math.ceil(largestSet / 8)));
