@@ -5,14 +5,16 @@
  * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
  * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
  * the load average, and the server's memory 5 s after its API opened (as it is and after a full GC:
- * `gc-memory.ts`). `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
+ * `gc-memory.ts`); with what the OVN side did (`ovnStats`: the NB's transactions as its log file
+ * holds them, its compactions, ovn-northd's recomputes), octonet's own NB transactions and
+ * operations (`/metrics`), and how often the pass's pacer changed its transaction size. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
  * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
  * an A/B on the same database); `--node-args "FLAGS"` adds Node/V8 flags to the server's command line
  * (e.g. `--heap-growing-percent=50`, to weigh memory against CPU).
  *
  * Prints figures and asserts nothing; everything it starts it stops.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +41,80 @@ function cpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / TICK;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * What the OVN side did during the pass: the NB's transactions as its database file holds them
+ * (a standalone ovsdb-server appends one record per committed transaction; a compaction rewrites
+ * the file as one snapshot, counted from its log), and how often ovn-northd recomputed
+ * (`inc-engine/show-stats`). The raw `coverage/show` and `memory/show` answers go into the run's
+ * directory (`ovn-LABEL/`) for a closer look.
+ */
+function ovnStats(centralDir: string, outDir: string) {
+  mkdirSync(outDir, { recursive: true });
+  const appctl = (target: string, ...cmd: string[]) => {
+    try {
+      return execFileSync('ovs-appctl', ['-t', join(centralDir, `${target}.ctl`), ...cmd], { encoding: 'utf8' });
+    } catch (error) {
+      return `failed: ${String(error)}`;
+    }
+  };
+  for (const target of ['nb', 'sb', 'northd'])
+    for (const cmd of ['coverage/show', 'memory/show'])
+      writeFileSync(join(outDir, `${target}-${cmd.replace('/', '-')}.txt`), appctl(target, cmd));
+  const engine = appctl('northd', 'inc-engine/show-stats');
+  writeFileSync(join(outDir, 'northd-inc-engine.txt'), engine);
+  // "Node: northd\n- recompute:  12\n- compute: 3\n- abort: 0" per engine node.
+  const recomputes: Record<string, number> = {};
+  for (const m of engine.matchAll(/Node: (\S+)\s+- recompute:\s+(\d+)/g)) recomputes[m[1]!] = Number(m[2]);
+  const db = readFileSync(join(centralDir, 'nb.db'), 'latin1');
+  const records = [...db.matchAll(/^OVSDB JSON (\d+) /gm)].map((m) => Number(m[1]));
+  writeFileSync(join(outDir, 'nb-records.txt'), nbRecordSummary(db));
+  const log = readFileSync(join(centralDir, 'nb.log'), 'utf8');
+  return {
+    nbRecords: records.length,
+    nbRecordMiB: records.reduce((a, b) => a + b, 0) / 2 ** 20,
+    nbLargestRecordMiB: Math.max(0, ...records) / 2 ** 20,
+    nbCompactions: log.split('\n').filter((l) => /compact/i.test(l)).length,
+    northdRecomputes: { northd: recomputes.northd, lflow: recomputes.lflow },
+  };
+}
+
+/** One line per NB log record: its size and, per table, the rows and columns it wrote. */
+function nbRecordSummary(db: string): string {
+  const lines: string[] = [];
+  for (const m of db.matchAll(/^OVSDB JSON (\d+) \S+\n(.*)$/gm)) {
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(m[2]!) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    const tables = Object.entries(record)
+      .filter(([table]) => !table.startsWith('_') && table !== 'name' && table !== 'version' && table !== 'tables')
+      .map(([table, rows]) => {
+        const columns = new Set(
+          Object.values(rows as Record<string, object | null>).flatMap((row) => Object.keys(row ?? {})),
+        );
+        return `${table}:${Object.keys(rows as object).length}[${[...columns].join(',')}]`;
+      });
+    lines.push(`${m[1]} ${tables.join(' ')}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** octonet's own count of NB transactions and operations (`/metrics`). */
+async function nbWrites(baseUrl: string) {
+  try {
+    const text = await (await fetch(baseUrl + '/metrics', { signal: AbortSignal.timeout(10_000) })).text();
+    const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+    return {
+      transactions: value(/^octonet_ovn_nb_transactions_total\{result="ok"\} (\S+)/m),
+      operations: value(/^octonet_ovn_nb_operations_total (\S+)/m),
+    };
+  } catch {
+    return undefined;
   }
 }
 
@@ -146,6 +222,7 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
     }
     const cpu: Record<string, number> = { octonet: cpuSeconds(server.pid) };
     for (const [name, pid] of Object.entries(pids)) cpu[name] = cpuSeconds(pid) - before[name]!;
+    const ovn = ovnStats(central.dir, join(dir, `ovn-${label}`));
     // serve handles SIGTERM (and so writes its V8 profile) once its API is open.
     let records = logRecords(server.logFile);
     while (!records.some((r) => r.msg === 'octonet API listening') && Date.now() - started < 1_800_000) {
@@ -155,7 +232,10 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
     const listening = records.find((r) => r.msg === 'octonet API listening');
     const failed = records.filter((r) => r.msg.startsWith('full OVN pass failed')).length;
     const disconnects = records.filter((r) => r.msg === 'ovsdb disconnected').length;
+    // The full pass's pacer changing its transaction size (a slow NB answer halves it).
+    const resized = records.filter((r) => r.msg === 'full pass: NB transaction size changed').length;
     await sleep(5_000);
+    const writes = listening ? await nbWrites(server.baseUrl) : undefined;
     const memory = listening ? await collectedMemory(server.pid, gcAnswerFile(dir, label)) : undefined;
     return {
       label,
@@ -164,9 +244,12 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
       passToApi: listening ? (listening.time - summary.time) / 1000 : undefined,
       failed,
       disconnects,
+      resized,
       cpu,
       load: [load, loadavg()[0]!],
       created: summary.created,
+      writes,
+      ovn,
       memory,
     };
   } finally {

@@ -53,6 +53,39 @@ describe('BatchPacer', () => {
     assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS, 'never above the ceiling');
     assert.equal(pacer.inFlight, BatchPacer.MAX_IN_FLIGHT);
   });
+
+  it('says when the size changed', () => {
+    const pacer = new BatchPacer(4000, 1000);
+    assert.equal(pacer.answered(2000, 0), false, 'neither slow nor fast');
+    assert.equal(pacer.answered(9000, 0), true);
+    assert.equal(pacer.answered(100, 0), true);
+    assert.equal(pacer.answered(100, 0), false, 'already at the ceiling');
+  });
+
+  it('halves once for a slow spell, not again for each transaction sent before it halved', () => {
+    const pacer = new BatchPacer(4000, 1000);
+    const sentAt = pacer.operations;
+    // Three transactions in flight, all slow: the first answer halves, the other two were sent at the old size.
+    assert.equal(pacer.answered(9000, 0, sentAt), true);
+    assert.equal(pacer.answered(18_000, 1, sentAt), false);
+    assert.equal(pacer.answered(27_000, 2, sentAt), false);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 2);
+    assert.equal(pacer.inFlight, 1);
+    // One sent at the new size and still slow halves again.
+    assert.equal(pacer.answered(9000, 0, pacer.operations), true);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 4);
+  });
+
+  it('halves no further than the floor the largest mutated set calls for', () => {
+    assert.equal(BatchPacer.floorFor(0), BatchPacer.MIN_OPERATIONS);
+    assert.equal(BatchPacer.floorFor(1000), BatchPacer.MIN_OPERATIONS);
+    assert.equal(BatchPacer.floorFor(10_000), 1250);
+    assert.equal(BatchPacer.floorFor(100_000), BatchPacer.MAX_OPERATIONS / 2, 'one halving stays possible');
+    const pacer = new BatchPacer(4000, 1000, BatchPacer.floorFor(100_000));
+    for (let i = 0; i < 20; i++) pacer.answered(60_000, 0);
+    assert.equal(pacer.operations, BatchPacer.MAX_OPERATIONS / 2);
+    assert.equal(pacer.inFlight, 1, 'a slow NB still gets one transaction at a time');
+  });
 });
 
 describe('Batch', () => {
