@@ -108,7 +108,7 @@ program
     });
     const logger = createLogger(config);
     if (neutron) logNeutronConfig(logger, neutron, yamlOverridden);
-    const server = await startServer(config, logger);
+    const server = await startServer(config, logger, [], { compactAfterStart: true });
     onSignals(async () => {
       logger.info('stopping');
       await server.close();

@@ -18,6 +18,7 @@ import { deploymentIdentity } from '../store/identity.js';
 import type { StoreEvents } from '../store/outage.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { octonetVersion } from './version.js';
+import { compactHeapOnce } from './serve-memory.js';
 
 export interface RunningServer {
   /** Base URL of the API, e.g. `http://127.0.0.1:9696`. */
@@ -164,11 +165,17 @@ function databaseEvents(logger: Logger, metrics: Registry, recovered: () => void
   };
 }
 
-/** `extraDrivers` run after the configured ones (tests register contract-test drivers here). */
+/**
+ * `extraDrivers` run after the configured ones (tests register contract-test drivers here).
+ * `compactAfterStart`: compact the heap once the drivers have started, before the API opens
+ * (`octonet serve`: gives back what the full OVN pass left committed; see serve-memory.ts); off for
+ * the servers tests and the demo start in-process.
+ */
 export async function startServer(
   config: Config,
   logger: Logger = createLogger(config),
   extraDrivers: readonly MechanismDriver[] = [],
+  options: { readonly compactAfterStart?: boolean } = {},
 ): Promise<RunningServer> {
   const { host, port } = parseListen(config.listen);
   checkNoauthExposure(config, host, logger);
@@ -203,6 +210,7 @@ export async function startServer(
     databaseRecovered = () => manager.databaseRecovered();
     // Drivers connect (and the OVN driver compares the NB with the database) before the API opens.
     await services.deps.drivers.start(createDriverHost(services));
+    if (options.compactAfterStart) compactHeapOnce(logger);
     app = await createApiServer({ config, services, authorizer, logger, metrics, version: octonetVersion() });
     await app.listen({ host, port });
   } catch (error) {
