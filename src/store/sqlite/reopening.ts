@@ -58,13 +58,19 @@ export class ReopeningDatabase implements SqliteDatabase {
    * A text that differs after any write to the file: by this connection (`total_changes()`, which
    * grows with every row a statement changed, committed or not) or by another connection or process
    * (`data_version`, which changes when one commits). Undefined while the connection is being
-   * replaced. Read outside Kysely's turn, it may count rows of a transaction still open: that only
-   * makes the token change sooner, never later.
+   * replaced or the read fails (the caller's own statements then meet the failure, classified).
+   * Read outside Kysely's turn, it may count rows of a transaction still open: that only makes the
+   * token change sooner, never later.
    */
   changeToken(): string | undefined {
     if (!this.current || this.reopen) return undefined;
-    const row = this.current.prepare(CHANGE_TOKEN_SQL).get() as { t: number; d: number };
-    return `${this.opens}:${row.t}:${row.d}`;
+    try {
+      const row = this.current.prepare(CHANGE_TOKEN_SQL).get() as { t: number; d: number };
+      return `${this.opens}:${row.t}:${row.d}`;
+    } catch (error) {
+      this.onError(error);
+      return undefined;
+    }
   }
 
   close(): void {
