@@ -20,6 +20,7 @@ import { workloadArgs, type Backend, type Workload } from './options.js';
 import { ProcessMeter, statusKiB, type ProcessGroup } from './process-meter.js';
 import { deferUndo, killGroup } from './teardown.js';
 import { runWriteScaling } from './write-scaling.js';
+import { LAUNCHER_ENV, LAUNCHER_NODE_FLAGS } from '../launcher.js';
 
 export interface RunContext {
   repoRoot: string;
@@ -94,7 +95,6 @@ async function waitForApi(baseUrl: string, server: ChildProcess, logFile: string
  * The node flags the `octonet` launcher runs the server with (see its comment). The launcher
  * itself is not used: it runs scripts/setup first, which bench/api/run has done already.
  */
-const LAUNCHER_NODE_FLAGS = ['--max-semi-space-size=4', '--enable-source-maps'];
 
 /** `octonet serve` from the built dist/, with the node flags an operator's runs with. */
 function spawnServer(ctx: RunContext, port: number, database: string, stateDir: string, args: string[], log: string) {
@@ -115,7 +115,7 @@ function spawnServer(ctx: RunContext, port: number, database: string, stateDir: 
       'warn',
       ...args,
     ],
-    { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true },
+    { cwd: ctx.repoRoot, stdio: ['ignore', logFd, logFd], detached: true, env: { ...process.env, ...LAUNCHER_ENV } },
   );
   closeSync(logFd);
   return server;

@@ -29,6 +29,7 @@ import { runBench } from '../lab-run.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
 import { fill } from './fill.js';
 import { collectedMemory, gcAnswerFile, gcHookEnv } from './gc-memory.js';
+import { LAUNCHER_ENV, LAUNCHER_NODE_FLAGS } from '../launcher.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the database'];
@@ -134,7 +135,7 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
   const port = await freePort();
   const logFile = join(dir, `serve-${label}.log`);
   const args = [
-    '--max-semi-space-size=4',
+    ...LAUNCHER_NODE_FLAGS,
     ...nodeArgs,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${label}`)}`] : []),
     join(buildRoot, 'dist/cli/main.js'),
@@ -154,7 +155,7 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
     cwd: repoRoot,
     stdio: ['ignore', fd, fd],
     detached: true,
-    env: gcHookEnv(gcAnswerFile(dir, label)),
+    env: { ...gcHookEnv(gcAnswerFile(dir, label)), ...LAUNCHER_ENV },
   });
   closeSync(fd);
   const exited = new Promise((r) => child.once('exit', r));

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { LAUNCHER_ENV, LAUNCHER_NODE_FLAGS } from '../../bench/launcher.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 /** Debian's package manager, asked which package ships a file. */
@@ -31,6 +32,18 @@ describe('the Containerfile', () => {
     assert.match(containerfile, /> build-info\.json/);
     assert.match(readFileSync(join(ROOT, 'src/cli/version.ts'), 'utf8'), /build-info\.json/);
     assert.match(containerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
+  });
+
+  it('the launcher, the image and the benches start the server with the same flags and malloc settings', () => {
+    const launcher = readFileSync(join(ROOT, 'octonet'), 'utf8');
+    const containerfile = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
+    const flags = LAUNCHER_NODE_FLAGS.join(' ');
+    assert.match(launcher, new RegExp(`^exec node ${flags} "\\$here/dist/cli/main\\.js"`, 'm'));
+    assert.ok(containerfile.includes(`exec node ${flags} /opt/octonet/dist/cli/main.js`));
+    for (const [name, value] of Object.entries(LAUNCHER_ENV)) {
+      assert.ok(launcher.includes(`export ${name}="\${${name}:-${value}}"`), `launcher ${name}`);
+      assert.match(containerfile, new RegExp(`\\b${name}=${value}\\b`), `Containerfile ${name}`);
+    }
   });
 
   it('the image installs the Debian package of every command the node agent runs', () => {
