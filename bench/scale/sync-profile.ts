@@ -2,15 +2,17 @@
  * `node --import tsx bench/scale/sync-profile.ts --ports 100000 [--dir DIR] [--runs 2] [--cpu-prof] [--perf]`:
  * where the full OVN pass into an empty NB spends its time. It fills a database once (kept in
  * `--dir` for the next run), then, per run, starts a fresh OVN central and `serve` (the built
- * `dist/`, no launcher) over it, and reports the pass's seconds as octonet logs them with the CPU
- * seconds of octonet, the NB and SB ovsdb-servers and ovn-northd over the pass (`/proc/PID/stat`),
- * the load average, and the server's memory 5 s after its API opened (as it is and after a full GC:
- * `gc-memory.ts`); with what the OVN side did (`ovnStats`: the NB's transactions as its log file
- * holds them, its compactions, ovn-northd's recomputes), octonet's own NB transactions and
- * operations (`/metrics`), and how often the pass's pacer changed its transaction size. `--cpu-prof` writes octonet's V8 profile into the run's directory, `--perf`
- * a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/` instead (an older build, for
- * an A/B on the same database); `--node-args "FLAGS"` adds Node/V8 flags to the server's command line
- * (e.g. `--heap-growing-percent=50`, to weigh memory against CPU).
+ * `dist/` with the launcher's flags and malloc settings, `../launcher.ts`) over it, and reports the
+ * pass's seconds as octonet logs them with the CPU seconds of octonet, the NB and SB ovsdb-servers
+ * and ovn-northd over the pass (`/proc/PID/stat`), the load average, and the server's memory 5 s
+ * after its API opened (as it is and after a full GC: `gc-memory.ts`); with what the OVN side did
+ * (`ovnStats`: the NB's transactions as its log file holds them, its compactions, ovn-northd's
+ * recomputes), octonet's own NB transactions and operations (`/metrics`), and how often the pass's
+ * pacer changed its transaction size. `--cpu-prof` writes octonet's V8 profile into the run's
+ * directory, `--perf` a `perf record` of the OVN processes; `--dist ROOT` runs ROOT's `dist/`
+ * instead (an older build, for an A/B on the same database); `--node-args "FLAGS"` adds Node/V8
+ * flags to the server's command line (e.g. `--heap-growing-percent=50`, to weigh memory against
+ * CPU).
  *
  * Prints figures and asserts nothing; everything it starts it stops.
  */
