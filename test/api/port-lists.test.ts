@@ -1,8 +1,9 @@
 /**
  * Long port lists (more than the 50 ports whose children are read by id): a whole list reads its
- * ports' children joined to the list's own condition, a page reads them by id, a show reads one
- * port's. Every port must look the same whichever way it was read, for an admin and for a member
- * (the visibility scope and the filters are part of the join), on both stores.
+ * ports' children joined to the list's own condition, a page sorted by id alone joined within
+ * its ids, other pages by id, a show reads one port's. Every port must look the same whichever
+ * way it was read, for an admin and for a member (the visibility scope and the filters are part
+ * of the join), on every store.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -101,18 +102,28 @@ for (const backend of BACKENDS) {
       }
     });
 
-    it('pages read by id give the same ports as the whole list', async () => {
-      const whole = (await client.get(`/v2.0/ports?network_id=${network.id}`)).body as { ports: Item[] };
-      const paged: Item[] = [];
-      let marker = '';
-      for (;;) {
-        const page = await client.get(`/v2.0/ports?network_id=${network.id}&limit=25${marker}`);
-        const ports = (page.body as { ports: Item[] }).ports;
-        paged.push(...ports);
-        if (ports.length < 25) break;
-        marker = `&marker=${ports[ports.length - 1]!.id as string}`;
+    it('pages give the same ports as the whole list, in every order', async () => {
+      // Pages of more than 50 ports sorted by id alone read their children within the page's ids
+      // (store/ports.ts, loadListedPortRecords); pages sorted otherwise, and short ones, by id.
+      for (const sort of ['', '&sort_key=id&sort_dir=desc', '&sort_key=name&sort_dir=asc']) {
+        const url = `/v2.0/ports?network_id=${network.id}${sort}`;
+        const whole = ((await client.get(url)).body as { ports: Item[] }).ports;
+        assert.equal(whole.length, PORTS + service);
+        for (const size of [25, 55]) {
+          const paged: Item[] = [];
+          for (let marker = ''; ;) {
+            const page = await client.get(`${url}&limit=${size}${marker}`);
+            assert.equal(page.status, 200, page.text);
+            const ports = (page.body as { ports: Item[] }).ports;
+            paged.push(...ports);
+            if (ports.length < size) break;
+            marker = `&marker=${ports[ports.length - 1]!.id as string}`;
+          }
+          assert.deepEqual(paged, whole, `pages of ${size}${sort}`);
+        }
+        const fromEnd = await client.get(`${url}&limit=55&marker=${whole.at(-1)!.id as string}&page_reverse=True`);
+        assert.deepEqual((fromEnd.body as { ports: Item[] }).ports, whole.slice(-56, -1), `a reversed page${sort}`);
       }
-      assert.deepEqual(paged, whole.ports);
     });
 
     /**
@@ -222,12 +233,12 @@ for (const backend of BACKENDS) {
           .join('&');
         return ((await admin.get(`${url}&${fields}`)).body as { ports: Item[] }).ports;
       };
-      const walk = async () => {
+      const walk = async (size: number) => {
         const paged: Item[] = [];
         for (let marker = ''; ;) {
-          const ports = ((await admin.get(`${url}&limit=5${marker}`)).body as { ports: Item[] }).ports;
+          const ports = ((await admin.get(`${url}&limit=${size}${marker}`)).body as { ports: Item[] }).ports;
           paged.push(...ports);
-          if (ports.length < 5) return paged;
+          if (ports.length < size) return paged;
           marker = `&marker=${ports[ports.length - 1]!.id as string}`;
         }
       };
@@ -235,17 +246,25 @@ for (const backend of BACKENDS) {
       assert.equal(policy.status, 201, policy.text);
       const policyId = (policy.body as { policy: Item }).policy.id as string;
       // A network QoS change leaves every cached view of its ports stale: each page of the walk
-      // misses, and after a few such pages the lists read their rows with the versions.
-      for (const qos of [policyId, null]) {
+      // misses, and after a few such pages the lists read their rows with the versions. Once
+      // they do, pages of more than 50 ports read their children within the page's ids and take
+      // the network's policy from the versions.
+      let uncached: Item[] = [];
+      for (const [qos, size] of [
+        [policyId, 5],
+        [null, 55],
+        [policyId, 55],
+        [null, 5],
+      ] as const) {
         const changed = await admin.put(`/v2.0/networks/${network.id as string}`, { network: { qos_policy_id: qos } });
         assert.equal(changed.status, 200, changed.text);
-        const paged = await walk();
-        const uncached = await uncachedList();
+        const paged = await walk(size);
+        uncached = await uncachedList();
         assert.ok(uncached.every((p) => p.qos_network_policy_id === qos));
-        assert.deepEqual(paged, uncached, `walk with network QoS ${qos}`);
+        assert.deepEqual(paged, uncached, `walk by ${size} with network QoS ${qos}`);
         assert.deepEqual(((await admin.get(url)).body as { ports: Item[] }).ports, uncached, 'the whole list after');
-        assert.deepEqual(await walk(), uncached, 'a second walk, from the cache');
       }
+      assert.deepEqual(await walk(5), uncached, 'a second walk, from the cache');
     });
 
     it("an admin's list asked again with nothing written is the same, and changes with a write by another connection", async () => {
