@@ -13,7 +13,7 @@ import { Replica } from '../ovsdb/replica.js';
 import { parseDatabaseSchema } from '../ovsdb/schema.js';
 import { monitoredColumns } from '../ovsdb/session.js';
 import type { Plan } from '../planner.js';
-import { DriftChecks } from './drift-checks.js';
+import { DriftChecks, portDigest } from './drift-checks.js';
 import { keyOf } from './resource-key.js';
 
 const schema = parseDatabaseSchema(JSON.parse(readFileSync('/usr/share/ovn/ovn-nb.ovsschema', 'utf8')));
@@ -136,6 +136,46 @@ describe('DriftChecks', () => {
     checks.remember(KEY, () => inLine, true);
     replica.applyUpdate2({ DHCP_Options: { [DHCP]: { modify: { options: ['map', [['mtu', '1400']]] } } } });
     assert.equal(checks.isInSync(KEY), false);
+  });
+
+  it('digests the same rows alike whatever order their sets and maps arrived in, and tells values apart', () => {
+    const digestOf = (external: [string, string][], security: string[], tag: unknown) => {
+      const replica = new Replica<NbTables>();
+      replica.replace(schema, MONITORED, {
+        Logical_Switch_Port: {
+          [LSP]: {
+            initial: {
+              name: PORT,
+              external_ids: ['map', external],
+              port_security: ['set', security],
+              ...(tag !== undefined && { tag }),
+            },
+          },
+        },
+      });
+      return portDigest(new NbView(replica), PORT);
+    };
+    const ids: [string, string][] = [
+      ['neutron:port_name', 'a'],
+      ['neutron:device_id', 'b'],
+    ];
+    const macs = ['fa:16:3e:00:00:01 10.0.0.5', 'fa:16:3e:00:00:01 10.0.0.6'];
+    const digest = digestOf(ids, macs, undefined);
+    assert.equal(digestOf([...ids].reverse(), [...macs].reverse(), undefined), digest);
+    // A value moved to another key, a set element changed, an integer column set: all different.
+    const swapped: [string, string][] = [
+      ['neutron:port_name', 'b'],
+      ['neutron:device_id', 'a'],
+    ];
+    const others = [
+      digestOf(swapped, macs, undefined),
+      digestOf(ids, [macs[0]!], undefined),
+      digestOf(ids, [macs[0]!, 'fa:16:3e:00:00:01 10.0.0.7'], undefined),
+      digestOf(ids, macs, 7),
+      digestOf(ids, macs, 8),
+    ];
+    assert.equal(new Set([digest, ...others]).size, others.length + 1);
+    for (const value of [digest, ...others]) assert.ok(Number.isSafeInteger(value) && value >= 0);
   });
 
   it('forgets a port, and keeps other resources as plans', () => {

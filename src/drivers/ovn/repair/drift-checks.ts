@@ -105,45 +105,113 @@ export class DriftChecks {
   }
 }
 
-/** A 53-bit digest of what the NB holds for a port (see the head comment for what it covers). */
+/**
+ * A 53-bit digest of what the NB holds for a port (see the head comment for what it covers).
+ *
+ * Computed without building text: each value is hashed where it lies, sets and maps (and a
+ * row's columns) as the sum of their elements' hashes, so that the order the replica keeps them
+ * in (arrival order) does not matter and nothing is sorted. At 100,000 ports the digests of the
+ * full OVN pass cost 5-6 s of CPU when they were canonical JSON text, sorted and then hashed.
+ */
 export function portDigest(nb: NbView, portId: string): number {
+  const digest = new Digest();
   const lsp = nb.switchPort(portId);
-  const parts: unknown[] = [];
   if (lsp) {
-    const { up: _up, ...owned } = lsp;
-    parts.push(
-      owned,
-      nb.switchOf(lsp._uuid)?.name ?? null,
-      nb
-        .groupsOfPort(lsp._uuid)
-        .map((group) => group.name)
-        .sort(),
-    );
+    digest.add(lsp, 'up');
+    digest.add(nb.switchOf(lsp._uuid)?.name ?? null);
+    digest.add(nb.groupsOfPort(lsp._uuid).map((group) => group.name));
   }
-  for (const row of nb.portDhcp(portId)) parts.push(row);
-  for (const row of nb.portQos(portId)) parts.push(row, nb.switchOfQos(row._uuid)?.name ?? null);
-  return hash53(parts.map(canonical).join('\n'));
+  for (const row of nb.portDhcp(portId)) digest.add(row);
+  for (const row of nb.portQos(portId)) {
+    digest.add(row);
+    digest.add(nb.switchOfQos(row._uuid)?.name ?? null);
+  }
+  return digest.value();
 }
 
-/** JSON with set elements and map keys sorted (the replica keeps them in arrival order). */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).sort().join(',')}]`;
-  const record = value as Record<string, unknown>;
-  return `{${Object.keys(record)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
-    .join(',')}}`;
+/** murmur3's 32-bit finalizer: every input bit reaches every output bit. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Two 32-bit FNV-1a hashes (different offsets) folded into the 53 bits a number holds exactly. */
-function hash53(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x050c5d1f;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 13);
+/** Tags that keep values of different kinds apart (a string "null" from null, a set from a map). */
+const enum Kind {
+  Null = 0x6e756c6c,
+  True = 0x74727565,
+  False = 0x66616c73,
+  Text = 0x74657874,
+  Number = 0x6e756d62,
+  Set = 0x73657421,
+  Map = 0x6d617021,
+}
+
+/** Two 32-bit lanes of an ordered sequence of values (`add`), folded into 53 bits by `value`. */
+class Digest {
+  private a = 0x811c9dc5;
+  private b = 0x050c5d1f;
+  /** The lanes of the last `hash`. */
+  private lo = 0;
+  private hi = 0;
+
+  /** Adds one value in sequence; `skipKey`: a key of an object to leave out (the LSP's `up`). */
+  add(value: unknown, skipKey?: string): void {
+    this.hash(value, skipKey);
+    this.a = mix(this.a ^ this.lo);
+    this.b = mix((this.b + this.hi) | 0);
   }
-  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
+
+  value(): number {
+    return this.a * 0x200000 + (this.b & 0x1fffff);
+  }
+
+  private hash(value: unknown, skipKey?: string): void {
+    if (value === null || value === undefined) return this.tagged(Kind.Null, Kind.Null);
+    if (typeof value === 'string') return this.text(value, Kind.Text);
+    if (typeof value === 'number') return this.text(String(value), Kind.Number);
+    if (typeof value === 'boolean') return value ? this.tagged(Kind.True, 1) : this.tagged(Kind.False, 0);
+    if (Array.isArray(value)) {
+      let sumLo = value.length;
+      let sumHi = 0;
+      for (const element of value) {
+        this.hash(element);
+        sumLo = (sumLo + mix(this.lo)) | 0;
+        sumHi = (sumHi + mix(this.hi ^ 0x5bd1e995)) | 0;
+      }
+      return this.tagged(Kind.Set ^ sumLo, sumHi);
+    }
+    let sumLo = 0;
+    let sumHi = 0;
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (key === skipKey) continue;
+      this.text(key, Kind.Text);
+      const keyLo = this.lo;
+      const keyHi = this.hi;
+      this.hash(record[key]);
+      // Key and value bound together (not commutative), the pairs summed (any order).
+      sumLo = (sumLo + mix(keyLo ^ Math.imul(this.lo, 0x9e3779b1))) | 0;
+      sumHi = (sumHi + mix((keyHi + Math.imul(this.hi, 0x85ebca77)) | 0)) | 0;
+    }
+    return this.tagged(Kind.Map ^ sumLo, sumHi);
+  }
+
+  /** FNV-1a over the characters, in two lanes with different offsets, seeded by the kind. */
+  private text(text: string, kind: Kind): void {
+    let a = 0x811c9dc5 ^ kind;
+    let b = 0x050c5d1f ^ text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 13);
+    }
+    this.lo = mix(a);
+    this.hi = mix(b);
+  }
+
+  private tagged(lo: number, hi: number): void {
+    this.lo = mix(lo);
+    this.hi = mix(hi ^ 0x27d4eb2f);
+  }
 }
