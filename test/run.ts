@@ -4,10 +4,12 @@
  * runs every test file with `node --test`, stops the servers. Without the shared server every file
  * that uses MariaDB (the store and some API suites, the import tests) would start one of its own.
  * Test files: `src/**\/*.test.ts` and `test/**\/*.test.ts`, or the ones given.
+ * The shared Neutron anchor, which some suites start, is stopped at the end if the run started it.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { anchorRunning, stopAnchor } from './fixtures/anchor.js';
 import { mariadbInstalled, startMariadbServer, type MariadbServer } from './fixtures/mariadb.js';
 import { startPostgresCluster } from './fixtures/postgres.js';
 
@@ -37,6 +39,8 @@ const guards = [
 ];
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : [...findTests('src'), ...findTests('test')].sort();
+// Suites that need the shared Neutron anchor start it; a run that found it stopped stops it again.
+const anchorWasRunning = anchorRunning();
 const cluster = await startPostgresCluster();
 let mariadb: MariadbServer | undefined;
 let code = 1;
@@ -61,5 +65,6 @@ try {
 } finally {
   cluster.stop();
   mariadb?.stop();
+  if (!anchorWasRunning && anchorRunning()) stopAnchor();
 }
 process.exit(code);
