@@ -15,12 +15,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { ANCHOR_START, stopAnchor } from '../fixtures/anchor.js';
 import { useApi } from '../fixtures/api.js';
 import { NeutronClient, type NeutronObject } from '../../src/mgmtnet/neutron-client.js';
 import { applySpec, deleteSpec } from '../../src/mgmtnet/reconcile.js';
 import { makeSpec } from './fixtures.js';
 
-const ANCHOR_DIR = new URL('../../../shared/anchors/neutron-zed/', import.meta.url).pathname;
 const ANCHOR_URL = 'http://127.0.0.1:9797';
 
 async function answering(): Promise<boolean> {
@@ -34,7 +34,7 @@ async function answering(): Promise<boolean> {
 /** Starts the anchor if needed: `{started}` or `{skip: reason}`. */
 async function ensureAnchor(): Promise<{ started: boolean } | { skip: string }> {
   if (await answering()) return { started: false };
-  const start = `${ANCHOR_DIR}start.sh`;
+  const start = ANCHOR_START;
   if (!existsSync(start)) return { skip: `no anchor at ${start}` };
   if (process.getuid?.() !== 0) return { skip: 'the anchor needs root (it runs PostgreSQL as the postgres user)' };
   try {
@@ -229,7 +229,7 @@ describe('mgmt-net: octonet and the real Neutron Zed make the same objects', () 
     if ('skip' in anchor) return;
     const client = NeutronClient.noauth(ANCHOR_URL);
     for (const { spec } of applied) await deleteSpec(spec, client).catch(() => undefined);
-    if (anchor.started) execFileSync(`${ANCHOR_DIR}stop.sh`, { stdio: 'pipe', timeout: 120_000 });
+    if (anchor.started) stopAnchor();
   });
 
   for (const { label, extra } of SPECS) {
