@@ -8,7 +8,7 @@ import { prepareRequestBody } from '../core/attributes.js';
 import type { RequestContext } from '../core/context.js';
 import { BadRequest, HTTPBadRequest } from '../core/errors.js';
 import type { ListQuery } from '../core/list-query.js';
-import { listsAsTexts, showsAsText, type ListedTexts } from '../core/ports/view-cache.js';
+import { listsAsTexts, showsAsText, type ListedTexts, type ViewText } from '../core/ports/view-cache.js';
 import type { Precondition, ResourceService, View } from '../core/resource.js';
 import { parseFields, parseListQuery, paginationLinks, type RawQuery } from './query.js';
 import { baseUrl, jsonBody, route, type ApiDeps } from './http.js';
@@ -54,7 +54,7 @@ export function renderViews(
 }
 
 /** Whether the caller sees every attribute of this whole view (policy judged on it, as `renderViews` does). */
-function seesWholeView(deps: ApiDeps, ctx: RequestContext, service: ResourceService, text: Buffer): boolean {
+function seesWholeView(deps: ApiDeps, ctx: RequestContext, service: ResourceService, text: ViewText): boolean {
   const view = JSON.parse(text.toString()) as View;
   return keptKeys(deps, ctx, service, view, undefined).length === Object.keys(view).length;
 }
@@ -87,7 +87,7 @@ async function shownText(
   service: ResourceService,
   id: string,
   fields: string[] | undefined,
-): Promise<Buffer | undefined> {
+): Promise<ViewText | undefined> {
   if (fields || !showsAsText(service)) return undefined;
   const text = await service.showText(ctx, id);
   return text !== undefined && seesWholeView(deps, ctx, service, text) ? text : undefined;
@@ -108,17 +108,20 @@ function listBody(head: string, listed: ListedTexts, tail: string): Buffer {
   return body;
 }
 
-/** `prefix`, the texts separated by commas, then `suffix`: a JSON body in one buffer (one copy of each text). */
-function joinedBody(prefix: string, texts: readonly Buffer[], suffix: string): Buffer {
+/**
+ * `prefix`, the texts separated by commas, then `suffix`: a JSON body in one buffer (one copy of
+ * each text; strings are encoded straight into it).
+ */
+function joinedBody(prefix: string, texts: readonly ViewText[], suffix: string): Buffer {
   const head = Buffer.from(prefix);
   const tail = Buffer.from(suffix);
   let length = head.length + tail.length + Math.max(0, texts.length - 1);
-  for (const text of texts) length += text.length;
+  for (const text of texts) length += typeof text === 'string' ? Buffer.byteLength(text) : text.length;
   const body = Buffer.allocUnsafe(length);
   let at = head.copy(body, 0);
   for (const [i, text] of texts.entries()) {
     if (i > 0) body[at++] = 0x2c; // ','
-    at += text.copy(body, at);
+    at += typeof text === 'string' ? body.write(text, at) : text.copy(body, at);
   }
   tail.copy(body, at);
   return body;

@@ -65,6 +65,23 @@ const quotaSchema = z
   })
   .strict();
 
+/**
+ * The JSON texts of whole port views kept between admins' and services' lists and shows
+ * (`core/ports/view-cache.ts`): the most recently used as bytes, the rest packed.
+ */
+const portViewCacheSchema = z
+  .object({
+    /**
+     * Bytes of the most recently used views' texts (~1,200 a port). 16 MiB: ten times the shared
+     * bench's list; at 100,000 ports, 32 MiB still held only 40 % of them and raised the API
+     * server's RSS in bench:scale's read phase from 238 to 358 MiB.
+     */
+    text_bytes: z.number().int().min(0).default(16_777_216), // 16 MiB
+    /** Bytes of the views packed behind them (~400 a port): 48 MiB keeps about 120,000 ports. */
+    packed_bytes: z.number().int().min(0).default(50_331_648), // 48 MiB
+  })
+  .strict();
+
 const ovnSchema = z
   .object({
     /** OVN northbound database: `unix:PATH` or `tcp:HOST:PORT`, comma-separated for a RAFT cluster; unset runs without OVN. */
@@ -254,6 +271,8 @@ export const configSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Largest `limit` a list may use; -1 for no limit (Neutron's `pagination_max_limit`). */
     pagination_max_limit: z.number().int().min(-1).default(-1),
+    /** Memory for port views kept between requests; 0 and 0 keep none. */
+    port_view_cache: portViewCacheSchema.default(portViewCacheSchema.parse({})),
     /** Largest request body accepted, in bytes. */
     max_request_body_size: z.number().int().min(1024).default(1048576),
     /** Timeouts and the connection cap of the API's HTTP server. */
@@ -288,6 +307,7 @@ export type QuotaDefaults = Config['quotas'];
 export type OvnConfig = Config['ovn'];
 export type HttpConfig = Config['http'];
 export type NovaConfig = Config['nova'];
+export type PortViewCacheConfig = Config['port_view_cache'];
 
 function defaultStateDir(): string {
   if (process.getuid?.() === 0) return '/var/lib/octonet';

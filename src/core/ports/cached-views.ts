@@ -5,6 +5,7 @@
  * `PortService` sends other callers the ordinary way.
  */
 import type { View } from '../resource.js';
+import type { PortViewCacheConfig } from '../../config/config.js';
 import type { Store } from '../../store/database.js';
 import { TRUE, type FilterEnv } from '../../store/list.js';
 import {
@@ -20,7 +21,7 @@ import {
   type PortVersion,
 } from '../../store/ports.js';
 import type { ListQuery } from '../list-query.js';
-import { PortViewCache, type ListedTexts } from './view-cache.js';
+import { PortViewCache, type ListedTexts, type ViewText } from './view-cache.js';
 
 /** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
 const COLD_LIST_MIN = 50;
@@ -34,7 +35,7 @@ const MEMO_MAX_BYTES = 4 * 1024 * 1024;
 type Listed = ListedTexts & { hits: number };
 
 export class CachedPortViews {
-  private readonly cache = new PortViewCache();
+  private readonly cache: PortViewCache;
   /** Recent pages' and filtered lists' share of cached views (a moving average; see `list`). */
   private partialListHits = 1;
   /** Recent lists by caller project and query, with the database's change token they were read at. */
@@ -45,12 +46,16 @@ export class CachedPortViews {
     private readonly store: Store,
     private readonly view: (record: PortRecord) => View,
     private readonly notFound: (id: string | null) => Error,
-  ) {}
+    bounds: PortViewCacheConfig,
+  ) {
+    this.cache = new PortViewCache(bounds.text_bytes, bounds.packed_bytes);
+  }
 
   /**
    * The list's whole views. A list reads its ports' versions first, then only the ports it has no
-   * text for. Pages and filtered lists of a data set larger than the cache (a walk of 100,000
-   * ports) mostly miss, and then read their rows with their versions in one statement instead:
+   * text for. Pages and filtered lists of a data set larger than the cache (beyond ~120,000 ports
+   * at the default bounds, or any walk after a change to every port) mostly miss, and then read
+   * their rows with their versions in one statement instead:
    * which way is chosen by how often recent pages and filtered lists were found cached.
    *
    * Where the database has a change token (SQLite), the same list asked again with nothing
@@ -63,7 +68,12 @@ export class CachedPortViews {
     const kept = key === undefined ? undefined : this.memo.get(key);
     if (kept !== undefined && kept.token === token) return kept.listed;
     const listed = await this.read(env, query);
-    if (key !== undefined) this.remember(key, token!, listed);
+    // Not a list with views unpacked for it: kept, its strings would outlive the request and
+    // fill the old heap (a walk of 100,000 ports unpacks 100 MB of them), where unpacking again
+    // costs ~2 µs a view.
+    if (key !== undefined && listed.texts.every((text) => typeof text !== 'string')) {
+      this.remember(key, token!, listed);
+    }
     return listed;
   }
 
@@ -99,14 +109,14 @@ export class CachedPortViews {
     const cached = versions.map((v) => this.cache.get(v));
     const missing = versions.filter((_, i) => cached[i] === undefined).map((v) => v.id);
     const hits = versions.length - missing.length;
-    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as Buffer[], hits };
+    if (missing.length === 0) return { ids: versions.map((v) => v.id), texts: cached as ViewText[], hits };
     if (query.limit === undefined && missing.length > COLD_LIST_MIN && missing.length * 2 > versions.length) {
       const { records } = await listPortRecords(env, query, TRUE);
       return { ids: records.map((r) => r.row.id), texts: records.map((r) => this.keep(r)), hits };
     }
     const fresh = new Map((await getPortRecords(this.store.db, missing)).map((r) => [r.row.id, r]));
     const ids: string[] = [];
-    const texts: Buffer[] = [];
+    const texts: ViewText[] = [];
     for (const [i, version] of versions.entries()) {
       const record = cached[i] === undefined ? fresh.get(version.id) : undefined;
       const text = cached[i] ?? (record && this.keep(record));
@@ -135,14 +145,14 @@ export class CachedPortViews {
       const fresh = new Map(records.map((r) => [r.row.id, r]));
       for (const [i, { row }] of rows.entries()) texts[i] ??= this.keep(fresh.get(row.id)!);
     }
-    return { ids: rows.map((r) => r.row.id), texts: texts as Buffer[], hits: rows.length - missing.length };
+    return { ids: rows.map((r) => r.row.id), texts: texts as ViewText[], hits: rows.length - missing.length };
   }
 
   /**
    * The port's whole view, from the cache when the port's version there is current: one light
    * read instead of four.
    */
-  async show(id: string): Promise<Buffer> {
+  async show(id: string): Promise<ViewText> {
     const version = await getPortVersion(this.store.db, id);
     if (!version) throw this.notFound(id);
     const cached = this.cache.get(version);
@@ -154,7 +164,7 @@ export class CachedPortViews {
 
   /** Keeps a view built from what was just written and committed (a created port's). */
   keepView(view: View): Buffer {
-    return this.cache.set(versionOf(view), JSON.stringify(view));
+    return this.cache.set(versionOf(view), JSON.stringify(view), String(view.network_id));
   }
 
   /** The record's whole view as text, kept under the version it was read at. */

@@ -69,7 +69,7 @@ import {
 import { generateUniqueMac, randomMac } from './mac.js';
 import type { QosBindings } from '../qos/bindings.js';
 import { boundQosPolicies } from '../../store/qos.js';
-import type { ListedTexts } from './view-cache.js';
+import type { ListedTexts, ViewText } from './view-cache.js';
 import { CachedPortViews } from './cached-views.js';
 import { securityForNewPort, securityForUpdate } from './security.js';
 import { deleteRowWithTags, insertRow, storedRow, type RowPatch, type RowValues, updateRow } from '../../store/rows.js';
@@ -121,6 +121,7 @@ export class PortService implements ResourceService {
       deps.store,
       (record) => this.view(record),
       (id) => this.notFound(id),
+      deps.config.port_view_cache,
     );
   }
 
@@ -223,7 +224,7 @@ export class PortService implements ResourceService {
   }
 
   /** An admin's or service's show as the whole view's JSON text (cached-views.ts); else undefined. */
-  async showText(ctx: RequestContext, id: string): Promise<Buffer | undefined> {
+  async showText(ctx: RequestContext, id: string): Promise<ViewText | undefined> {
     if (!ctx.isAdmin && !ctx.isService) return undefined;
     return this.cachedViews.show(id);
   }

@@ -16,111 +16,126 @@
  * body would be joined, flattened and encoded again on every request, and the 1 MB strings of a
  * long list kept the garbage collector busy.
  *
- * Bounded in bytes, least recently used out first, on a linked list: every step is O(1). (The LRU
- * on a Map's insertion order found the entry to evict by iterating from the Map's front, where
- * V8 leaves the slots of deleted entries until it rehashes: once the cache was full, as in a walk
- * of 100,000 ports, every eviction could cross thousands of them.)
+ * Two bounds, least recently used out first (lru.ts): the bytes of the most recently used texts
+ * (by default 16 MiB, ~13,000 ports), and behind them, packed against another port of the same
+ * network (packed-texts.ts, ~10 % of the text), up to 48 MiB of ports whose bytes went: at
+ * 100,000 ports a random filtered list, or a walk of every page, then unpacks its views (~2 µs
+ * each) instead of reading them from the database, building and serialising them (~40 µs).
  */
 import type { PortVersion } from '../../store/ports.js';
 import type { RequestContext } from '../context.js';
 import type { ListQuery } from '../list-query.js';
+import { ByteLru } from './lru.js';
+import { TextPacker, type PackedText } from './packed-texts.js';
 
-interface Entry {
-  readonly id: string;
+/** A view's JSON text: UTF-8 bytes, or a string unpacked for the request at hand. */
+export type ViewText = Buffer | string;
+
+/** A port's view at one version, as its text's bytes: among the most recently written or read. */
+interface TextEntry {
   readonly revision: number;
   readonly netQos: string | null;
+  /** What the port shares most of its view with (its network): what it is packed against later. */
+  readonly group: string;
   readonly text: Buffer;
-  readonly bytes: number;
-  /** Neighbours in recency order: `older` towards the next to go. */
-  older: Entry | undefined;
-  newer: Entry | undefined;
 }
 
-/** About what an entry costs besides its text: the map slot, the entry, the buffer, the id string. */
-const ENTRY_OVERHEAD_BYTES = 200;
+/** The same, packed (~100,000 of them are kept, so it is its own `PackedText`: one object less). */
+interface PackedEntry extends PackedText {
+  readonly revision: number;
+  readonly netQos: string | null;
+}
 
-/**
- * 16 MiB: about 16,000 ports' views, ten times the shared bench's list. At 100,000 ports a cache
- * of 32 MiB held 40 % of them, so random filtered lists still mostly missed, and the API server's
- * RSS in bench:scale's read phase was 358 MiB (238 MiB at 16 MiB; single runs, noisy).
- */
-export const DEFAULT_VIEW_CACHE_BYTES = 16 * 1024 * 1024;
+/** About what an entry costs besides its text: the map slot, the entry, the list node, the buffer, the id. */
+const ENTRY_OVERHEAD_BYTES = 200;
+/** The same for a packed entry: the map slot, the entry, the list node, the id, the delta string's header. */
+const PACKED_OVERHEAD_BYTES = 200;
 
 export class PortViewCache {
-  private readonly entries = new Map<string, Entry>();
-  private oldest: Entry | undefined;
-  private newest: Entry | undefined;
-  private bytes = 0;
+  private readonly packer = new TextPacker();
+  /** Views as bytes; the least recently used are packed when they go. */
+  private readonly texts: ByteLru<TextEntry>;
+  /** Views packed. A port is in one of the two at most. */
+  private readonly packed: ByteLru<PackedEntry>;
 
-  constructor(private readonly maxBytes = DEFAULT_VIEW_CACHE_BYTES) {}
-
-  /** The text of exactly this version, or undefined. */
-  get(version: PortVersion): Buffer | undefined {
-    const entry = this.entries.get(version.id);
-    if (!entry || entry.revision !== version.revision_number || entry.netQos !== version.net_qos) return undefined;
-    if (entry !== this.newest) {
-      this.unlink(entry);
-      this.append(entry);
-    }
-    return entry.text;
+  /** Bounds in bytes: the config's `port_view_cache` (`text_bytes`, `packed_bytes`). */
+  constructor(maxTextBytes: number, maxPackedBytes: number) {
+    this.texts = new ByteLru(maxTextBytes, (id, entry) => this.pack(id, entry));
+    this.packed = new ByteLru(maxPackedBytes, (_, entry) => this.release(entry));
   }
 
-  /** Keeps `text` as the view of `version`, replacing the port's older one; returns it as bytes. */
-  set(version: PortVersion, text: string): Buffer {
-    const length = Buffer.byteLength(text);
-    const buffer = Buffer.allocUnsafeSlow(length);
-    buffer.write(text);
-    const old = this.entries.get(version.id);
-    if (old) this.remove(old);
-    const bytes = length + version.id.length + ENTRY_OVERHEAD_BYTES;
-    if (bytes > this.maxBytes) return buffer;
-    const entry: Entry = {
-      id: version.id,
-      revision: version.revision_number,
-      netQos: version.net_qos,
-      text: buffer,
-      bytes,
-      older: undefined,
-      newer: undefined,
-    };
-    this.entries.set(entry.id, entry);
-    this.bytes += bytes;
-    this.append(entry);
-    while (this.bytes > this.maxBytes && this.oldest) this.remove(this.oldest);
+  /**
+   * The text of exactly this version, or undefined: as bytes, or as a string when it was packed.
+   * A packed text is unpacked for every read and stays packed: turning it into bytes again would
+   * push another text out to be packed, on every read of a data set larger than the first bound.
+   */
+  get(version: PortVersion): ViewText | undefined {
+    const hot = this.texts.get(version.id);
+    if (hot) return isVersion(hot, version) ? hot.text : undefined;
+    const packed = this.packed.get(version.id);
+    return packed && isVersion(packed, version) ? this.packer.unpack(packed) : undefined;
+  }
+
+  /**
+   * Keeps `text` as the view of `version`, replacing the port's older one; returns it as bytes.
+   * `group` names what the port shares most of its view with (its network).
+   */
+  set(version: PortVersion, text: string, group = ''): Buffer {
+    const { id } = version;
+    const buffer = bytesOf(text);
+    const old = this.packed.delete(id);
+    if (old) this.release(old);
+    const entry = { revision: version.revision_number, netQos: version.net_qos, group, text: buffer };
+    if (!this.texts.set(id, entry, buffer.length + id.length + ENTRY_OVERHEAD_BYTES)) this.pack(id, entry);
     return buffer;
   }
 
-  private remove(entry: Entry): void {
-    this.unlink(entry);
-    this.entries.delete(entry.id);
-    this.bytes -= entry.bytes;
+  /** The text's bytes go: the view is kept packed while there is room. */
+  private pack(id: string, { revision, netQos, group, text }: TextEntry): void {
+    const referenceBytes = this.packer.size.bytes;
+    const { reference, delta } = this.packer.pack(text.toString(), group);
+    const entry: PackedEntry = { revision, netQos, reference, delta };
+    // A new reference counts against the same bound: one port per network would otherwise keep
+    // whole texts as references without limit.
+    this.packed.charge(this.packer.size.bytes - referenceBytes);
+    if (!this.packed.set(id, entry, delta.length + id.length + PACKED_OVERHEAD_BYTES)) this.release(entry);
   }
 
-  private unlink(entry: Entry): void {
-    if (entry.older) entry.older.newer = entry.newer;
-    else this.oldest = entry.newer;
-    if (entry.newer) entry.newer.older = entry.older;
-    else this.newest = entry.older;
-    entry.older = entry.newer = undefined;
+  /** The packed view goes: its reference with it if it was the last to use it. */
+  private release(entry: PackedEntry): void {
+    const referenceBytes = this.packer.size.bytes;
+    this.packer.release(entry);
+    this.packed.charge(this.packer.size.bytes - referenceBytes);
   }
 
-  private append(entry: Entry): void {
-    entry.older = this.newest;
-    if (this.newest) this.newest.newer = entry;
-    else this.oldest = entry;
-    this.newest = entry;
-  }
-
-  /** Entries and bytes held (for tests and figures). */
-  get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+  /** Ports kept and the bytes counted, as text and packed (with the references packed texts use). */
+  get size(): {
+    texts: { entries: number; bytes: number };
+    packed: { entries: number; bytes: number };
+    references: { references: number; bytes: number };
+  } {
+    return { texts: this.texts.size, packed: this.packed.size, references: this.packer.size };
   }
 }
 
-/** A list as whole views' JSON texts (UTF-8), in list order, with their ids (for pagination links). */
+function isVersion(entry: TextEntry | PackedEntry, version: PortVersion): boolean {
+  return entry.revision === version.revision_number && entry.netQos === version.net_qos;
+}
+
+/** The text as UTF-8 in a buffer of its own (not a slice of the shared pool, which it would keep alive). */
+function bytesOf(text: string): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  buffer.write(text);
+  return buffer;
+}
+
+/**
+ * A list as whole views' JSON texts, in list order, with their ids (for pagination links): as
+ * UTF-8 bytes, or as strings where they were unpacked for this list.
+ */
 export interface ListedTexts {
   readonly ids: readonly string[];
-  readonly texts: readonly Buffer[];
+  readonly texts: readonly ViewText[];
 }
 
 /** A service that can answer some lists as texts (undefined: not this caller or query). */
@@ -128,9 +143,9 @@ export interface ListsAsTexts {
   listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined>;
 }
 
-/** A service that can answer some shows as a text (undefined: not this caller). */
+/** A service that can answer some shows as a text, bytes or string (undefined: not this caller). */
 export interface ShowsAsText {
-  showText(ctx: RequestContext, id: string): Promise<Buffer | undefined>;
+  showText(ctx: RequestContext, id: string): Promise<ViewText | undefined>;
 }
 
 export function showsAsText(service: object): service is ShowsAsText {
