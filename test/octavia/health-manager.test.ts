@@ -66,6 +66,15 @@ describe('real octavia-health-manager on the rendered management-network config'
     const socket = createSocket('udp4');
     try {
       const { amphoraId } = await insertAmphoraRows(db, keystone.projects.a.id);
+      // A health row from an earlier heartbeat, as every amphora past its first has: Octavia's
+      // `replace` then updates it. Without one, two heartbeats handled at once by the health
+      // manager's workers both insert it and the second logs a UniqueViolation (Octavia's race,
+      // seen in CI when a resend below overtook the first heartbeat).
+      const seeded = new Date('2000-01-01T00:00:00Z');
+      await db.query('INSERT INTO amphora_health (amphora_id, last_update, busy) VALUES ($1, $2, false)', [
+        amphoraId,
+        seeded,
+      ]);
       const lastUpdate = async (): Promise<Date | undefined> =>
         (await db.query('SELECT last_update FROM amphora_health WHERE amphora_id = $1', [amphoraId])).rows[0]
           ?.last_update as Date | undefined;
@@ -82,7 +91,7 @@ describe('real octavia-health-manager on the rendered management-network config'
       const first = await eventually(async () => {
         await send(key);
         const at = await lastUpdate();
-        assert.ok(at, 'amphora_health has a row');
+        assert.ok(at && at > seeded, 'last_update advanced past the seeded one');
         return at;
       }, 60_000);
       await eventually(() =>

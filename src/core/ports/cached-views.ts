@@ -136,11 +136,15 @@ export class CachedPortViews {
     if (missing.length) {
       // A list that mostly misses reads its children by its own condition, in one statement,
       // and takes its networks' QoS policies from the versions.
-      const all = rows.map((r) => r.row);
-      const networkQos = new Map(rows.map((r) => [r.row.id, r.version.net_qos]));
       const records =
         missing.length * 2 > rows.length
-          ? await loadListedPortRecords(env, query, TRUE, all, networkQos)
+          ? await loadListedPortRecords(
+              env,
+              query,
+              TRUE,
+              rows.map((r) => r.row),
+              new Map(rows.map((r) => [r.row.id, r.version.net_qos])),
+            )
           : await loadPortRecords(this.store.db, missing);
       const fresh = new Map(records.map((r) => [r.row.id, r]));
       for (const [i, { row }] of rows.entries()) texts[i] ??= this.keep(fresh.get(row.id)!);
