@@ -15,6 +15,7 @@ import { describe, it } from 'node:test';
 import { agentIdFor } from '../../src/bgp/agent-sb.js';
 import { created, notRoot, pollUntil } from './lab-fixture.js';
 import { coreReaches, ribPaths, useBgpWorld } from './bgp-fixture.js';
+import type { Json } from '../fixtures/json.js';
 
 describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot }, () => {
   const world = useBgpWorld('bgpd', { distributed: true, ipv6: true });
@@ -30,6 +31,28 @@ describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot },
       },
       `${prefix} in cloudgw1's RIB${not ? ` from a node other than ${not}` : ''}`,
     );
+
+  /**
+   * Moves a DR agent from one speaker to another. Between the DELETE and the POST the node's agent
+   * may ask for its speakers, and an agent hosting none picks up an unscheduled speaker (as n-d-r
+   * schedules when an agent reports in): then it already hosts the new one (the POST answers 409,
+   * as n-d-r's duplicate binding does), or another, which is dropped and the POST tried again.
+   */
+  const moveAgent = async (agent: string, from: string, to: string) => {
+    const dropped = await api.admin.delete(`/v2.0/agents/${agent}/bgp-drinstances/${from}`);
+    assert.equal(dropped.status, 204, dropped.text);
+    await pollUntil(async () => {
+      const added = await api.admin.post(`/v2.0/agents/${agent}/bgp-drinstances`, { bgp_speaker_id: to });
+      if (added.status === 201) return true;
+      assert.equal(added.status, 409, added.text);
+      const hosted = ((await api.admin.get(`/v2.0/agents/${agent}/bgp-drinstances`)).body.bgp_speakers as Json[]).map(
+        (s) => String(s.id),
+      );
+      if (hosted.includes(to)) return true;
+      for (const other of hosted) await api.admin.delete(`/v2.0/agents/${agent}/bgp-drinstances/${other}`);
+      return false;
+    }, `the agent ${agent} hosting ${to}`);
+  };
 
   it("a floating IP is announced from the VM's node, with that node as next hop, and reached from the core", async () => {
     const body = await created(api.admin, '/v2.0/floatingips', {
@@ -98,12 +121,7 @@ describe('octonet on the lab: BGP, distributed floating IPs', { skip: notRoot },
     assert.deepEqual(routes.advertised_routes, [{ destination: prefix, next_hop: world.gatewayIp(6) }]);
 
     // An agent hosts one speaker: the gateway nodes' agents move to the IPv6 one.
-    for (const node of ['node2', 'node3']) {
-      const agent = agentIdFor(node);
-      const dropped = await api.admin.delete(`/v2.0/agents/${agent}/bgp-drinstances/${world.speaker().id}`);
-      assert.equal(dropped.status, 204, dropped.text);
-      await created(api.admin, `/v2.0/agents/${agent}/bgp-drinstances`, { bgp_speaker_id: speaker.id });
-    }
+    for (const node of ['node2', 'node3']) await moveAgent(agentIdFor(node), world.speaker().id, speaker.id);
     const active = await world.activeGateway();
     const paths = await pollUntil(async () => {
       const found = await ribPaths(lab(), 'cloudgw1', prefix, 6);
