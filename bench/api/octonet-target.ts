@@ -92,11 +92,10 @@ async function waitForApi(baseUrl: string, server: ChildProcess, logFile: string
 }
 
 /**
- * The node flags the `octonet` launcher runs the server with (see its comment). The launcher
- * itself is not used: it runs scripts/setup first, which bench/api/run has done already.
+ * `octonet serve` from the built dist/, with the node flags and malloc settings the `octonet`
+ * launcher runs it with (bench/launcher.ts). The launcher itself is not used: it runs
+ * scripts/setup first, which bench/api/run has done already.
  */
-
-/** `octonet serve` from the built dist/, with the node flags an operator's runs with. */
 function spawnServer(ctx: RunContext, port: number, database: string, stateDir: string, args: string[], log: string) {
   const logFd = openSync(log, 'a');
   const server = spawn(

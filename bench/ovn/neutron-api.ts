@@ -48,6 +48,28 @@ export class NeutronApi {
     });
   }
 
+  /**
+   * A GET's status and how many bytes its body had, the body read and dropped as it arrives: a
+   * latency figure then holds little of the client's own garbage collection.
+   */
+  drained(path: string): Promise<{ status: number; bytes: number }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        new URL(path, this.baseUrl),
+        { agent: this.agent, headers: { accept: 'application/json' }, timeout: 120_000 },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer within 120 s`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
     const { status, text } = await this.raw(method, path, body);
     if (status < 200 || status >= 300) throw new Error(`${method} ${path}: HTTP ${status} ${text.slice(0, 300)}`);

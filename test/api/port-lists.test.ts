@@ -10,6 +10,8 @@ import { before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { BACKENDS, newProjectId, useApi, type Client } from '../fixtures/api.js';
 import { networkWithSubnet, type Item } from '../fixtures/topology.js';
+import { adminContext } from '../../src/core/context.js';
+import { EMPTY_LIST_QUERY } from '../../src/core/list-query.js';
 
 /** More ports than `CHILDREN_TOGETHER_MAX` (store/ports.ts). */
 const PORTS = 60;
@@ -347,3 +349,44 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('lists kept while the database is unchanged (sqlite)', () => {
+  // SQLite has a change token: an admin's list asked again with nothing written in between is
+  // kept, and from then on answered as the same object, marked `kept`, whose body the route keeps
+  // too (api/resource-routes.ts). A list asked once, or with packed views, is not kept: its entry
+  // and body would grow the old generation.
+  const bytes = useApi('sqlite');
+  const packed = useApi('sqlite', { config: { port_view_cache: { text_bytes: 0, packed_bytes: 4 * 1024 * 1024 } } });
+  const ctx = adminContext('test');
+
+  const listTwice = async (api: typeof bytes) => {
+    const { network } = await networkWithSubnet(api.admin, '10.66.0.0/24');
+    const created = await api.admin.post('/v2.0/ports', { ports: [0, 1, 2].map(() => ({ network_id: network.id })) });
+    assert.equal(created.status, 201, created.text);
+    const query = { ...EMPTY_LIST_QUERY, filters: { network_id: [network.id] } };
+    const once = (await api.server.services.ports.listTexts(ctx, query))!;
+    assert.equal(once.kept, undefined, 'a list asked once is not kept');
+    const first = (await api.server.services.ports.listTexts(ctx, query))!;
+    const again = (await api.server.services.ports.listTexts(ctx, query))!;
+    assert.equal(first.texts.length, 3);
+    return { first, again, query, port: (created.body as { ports: Item[] }).ports[0]! };
+  };
+
+  it('keeps a list of views as bytes until a write, and does not keep one with packed views', async () => {
+    const { first, again, query, port } = await listTwice(bytes);
+    assert.equal(first.kept, true);
+    assert.equal(again, first, 'the same list object, nothing read');
+    const renamed = await bytes.admin.put(`/v2.0/ports/${port.id as string}`, { port: { name: 'renamed' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    const after = (await bytes.server.services.ports.listTexts(ctx, query))!;
+    assert.notEqual(after, first, 'read again after a write');
+
+    const unpacked = await listTwice(packed);
+    assert.ok(
+      unpacked.first.texts.every((text) => !Buffer.isBuffer(text)),
+      'every view packed',
+    );
+    assert.equal(unpacked.first.kept, undefined);
+    assert.notEqual(unpacked.again, unpacked.first);
+  });
+});

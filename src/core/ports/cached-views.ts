@@ -21,7 +21,7 @@ import {
   type PortVersion,
 } from '../../store/ports.js';
 import type { ListQuery } from '../list-query.js';
-import { PortViewCache, type ListedTexts, type ViewText } from './view-cache.js';
+import { PortViewCache, viewTextBytes, type ListedTexts, type ViewText } from './view-cache.js';
 
 /** Lists with more cache misses than this (and than hits) are read whole, as `list` reads them. */
 const COLD_LIST_MIN = 50;
@@ -32,6 +32,9 @@ const COLD_LIST_MIN = 50;
  */
 const MEMO_MAX_BYTES = 4 * 1024 * 1024;
 
+/** How many lists asked once are remembered as asked (by key and change token), to keep them if asked again. */
+const ASKED_ONCE_MAX = 64;
+
 type Listed = ListedTexts & { hits: number };
 
 export class CachedPortViews {
@@ -41,6 +44,8 @@ export class CachedPortViews {
   /** Recent lists by caller project and query, with the database's change token they were read at. */
   private readonly memo = new Map<string, { token: string; listed: ListedTexts; bytes: number }>();
   private memoBytes = 0;
+  /** Lists asked once, by key, with the change token they were read at: kept when asked again. */
+  private readonly askedOnce = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -58,7 +63,7 @@ export class CachedPortViews {
    * their rows with their versions in one statement instead:
    * which way is chosen by how often recent pages and filtered lists were found cached.
    *
-   * Where the database has a change token (SQLite), the same list asked again with nothing
+   * Where the database has a change token (SQLite), the same list asked a third time with nothing
    * written in between is the same object, with no read at all (the route then reuses its body
    * too). The token is taken before the reads, so a write racing them only retires the list sooner.
    */
@@ -68,23 +73,39 @@ export class CachedPortViews {
     const kept = key === undefined ? undefined : this.memo.get(key);
     if (kept !== undefined && kept.token === token) return kept.listed;
     const listed = await this.read(env, query);
-    // Not a list with views unpacked for it: kept, its strings would outlive the request and
-    // fill the old heap (a walk of 100,000 ports unpacks 100 MB of them), where unpacking again
-    // costs ~2 µs a view.
-    if (key !== undefined && listed.texts.every((text) => typeof text !== 'string')) {
-      this.remember(key, token!, listed);
-    }
-    return listed;
+    // Only a list asked again, and not one with packed views (writing them out again costs ~2 µs
+    // a view): kept lists live into the old generation, and at 100,000 ports keeping every
+    // network's list started a full collection every ~700 random filtered lists, their p99.
+    if (key === undefined || !this.askedAgain(key, token!)) return listed;
+    if (!listed.texts.every((text) => Buffer.isBuffer(text))) return listed;
+    return this.remember(key, token!, listed);
   }
 
-  /** Keeps the list under `key`, dropping every list read before the database last changed, then the oldest. */
-  private remember(key: string, token: string, listed: ListedTexts): void {
-    const bytes = listed.texts.reduce((sum, text) => sum + text.length, 0);
+  /** Whether the list was asked at this token before (recently); else notes that it was. */
+  private askedAgain(key: string, token: string): boolean {
+    if (this.askedOnce.get(key) === token) {
+      this.askedOnce.delete(key);
+      return true;
+    }
+    this.askedOnce.delete(key);
+    if (this.askedOnce.size >= ASKED_ONCE_MAX) this.askedOnce.delete(this.askedOnce.keys().next().value!);
+    this.askedOnce.set(key, token);
+    return false;
+  }
+
+  /**
+   * Keeps the list under `key`, dropping every list read before the database last changed, then
+   * the oldest; returns it, marked `kept` when it was.
+   */
+  private remember(key: string, token: string, listed: ListedTexts): ListedTexts {
+    const bytes = listed.texts.reduce((sum, text) => sum + viewTextBytes(text), 0);
     for (const [k, v] of this.memo) if (v.token !== token || k === key) this.forget(k);
-    if (bytes > MEMO_MAX_BYTES) return;
+    if (bytes > MEMO_MAX_BYTES) return listed;
     while (this.memoBytes + bytes > MEMO_MAX_BYTES) this.forget(this.memo.keys().next().value!);
-    this.memo.set(key, { token, listed, bytes });
+    const kept: ListedTexts = { ids: listed.ids, texts: listed.texts, kept: true };
+    this.memo.set(key, { token, listed: kept, bytes });
     this.memoBytes += bytes;
+    return kept;
   }
 
   private forget(key: string): void {

@@ -4,7 +4,21 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TextPacker, tokenStarts } from './packed-texts.js';
+import { TextPacker, tokenStarts, unpack, unpackInto, type PackedText } from './packed-texts.js';
+
+/**
+ * The text back, both ways: as a string, and as UTF-8 written into a buffer, which must be the
+ * string's bytes, exactly as many as `unpackInto` says, and nothing written outside them.
+ */
+function back(packed: PackedText): string {
+  const text = unpack(packed);
+  const bytes = Buffer.byteLength(text);
+  const out = Buffer.alloc(bytes + 2, 0xee);
+  assert.equal(unpackInto(packed, out, 1), bytes);
+  assert.deepEqual([out[0], out[bytes + 1]], [0xee, 0xee], 'nothing written outside the text');
+  assert.equal(out.subarray(1, 1 + bytes).toString(), text);
+  return text;
+}
 
 const port = (id: string, ip: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -40,7 +54,7 @@ describe('TextPacker', () => {
     const second = port('p2', '10.0.0.11');
     assert.equal(packer.pack(first, 'net-1').delta, '', 'the first text of a shape is the reference');
     const packed = packer.pack(second, 'net-1');
-    assert.equal(packer.unpack(packed), second);
+    assert.equal(back(packed), second);
     assert.ok(packed.delta.length < 12, `only the id's and address's last characters: ${JSON.stringify(packed.delta)}`);
   });
 
@@ -59,8 +73,25 @@ describe('TextPacker', () => {
       '{"broken": "never closed',
       '{"raw":"\u0001"}', // not what JSON.stringify writes: kept whole
     ];
-    for (const text of texts) assert.equal(packer.unpack(packer.pack(text, 'net-1')), text, text);
+    for (const text of texts) assert.equal(back(packer.pack(text, 'net-1')), text, text);
     assert.equal(packer.pack('{"raw":"\u0001"}', 'net-1').reference, undefined);
+  });
+
+  it('writes texts packed against an ASCII reference byte by byte, and against another by encoding', () => {
+    const packer = new TextPacker();
+    // A long run shared with the reference is copied natively, short ones byte by byte.
+    const long = 'd'.repeat(300);
+    const reference = packer.pack(port('p1', '10.0.0.1', { description: long }), 'ascii');
+    const mixed = port('p2', '10.0.0.2', { name: 'ab\u00e9 ☃ 😀 cd', description: long });
+    assert.equal(back(packer.pack(mixed, 'ascii')), mixed);
+    assert.equal(packer.pack(mixed, 'ascii').reference, reference.reference);
+    assert.ok(reference.reference?.ascii);
+    const first = packer.pack(port('p3', '10.0.0.3', { name: '☃' }), 'snowmen');
+    assert.equal(first.reference?.ascii, undefined);
+    assert.equal(
+      back(packer.pack(port('p4', '10.0.0.4', { name: 'x' }), 'snowmen')),
+      port('p4', '10.0.0.4', { name: 'x' }),
+    );
   });
 
   it('gives back random JSON packed against random JSON of the same shape', () => {
@@ -69,7 +100,7 @@ describe('TextPacker', () => {
     const packer = new TextPacker();
     for (let i = 0; i < 2000; i++) {
       const text = JSON.stringify(randomValue(next));
-      assert.equal(packer.unpack(packer.pack(text, String(i % 3))), text);
+      assert.equal(back(packer.pack(text, String(i % 3))), text);
     }
   });
 
@@ -87,7 +118,7 @@ describe('TextPacker', () => {
     const c = packer.pack(port('p3', '10.0.0.3'), 'net-2');
     assert.equal(packer.size.references, 2, 'one per group and shape');
     packer.release(a);
-    assert.equal(packer.unpack(b), port('p2', '10.0.0.2'), 'the reference outlives its first text');
+    assert.equal(back(b), port('p2', '10.0.0.2'), 'the reference outlives its first text');
     packer.release(b);
     assert.equal(packer.size.references, 1);
     packer.release(c);

@@ -19,17 +19,41 @@
  * Two bounds, least recently used out first (lru.ts): the bytes of the most recently used texts
  * (by default 16 MiB, ~13,000 ports), and behind them, packed against another port of the same
  * network (packed-texts.ts, ~10 % of the text), up to 48 MiB of ports whose bytes went: at
- * 100,000 ports a random filtered list, or a walk of every page, then unpacks its views (~2 µs
- * each) instead of reading them from the database, building and serialising them (~40 µs).
+ * 100,000 ports a random filtered list, or a walk of every page, then writes its views out of
+ * their packed form (~2 µs each) instead of reading them from the database, building and
+ * serialising them (~40 µs).
  */
 import type { PortVersion } from '../../store/ports.js';
 import type { RequestContext } from '../context.js';
 import type { ListQuery } from '../list-query.js';
 import { ByteLru } from './lru.js';
-import { TextPacker, type PackedText } from './packed-texts.js';
+import { TextPacker, unpack, unpackInto, type PackedText } from './packed-texts.js';
 
-/** A view's JSON text: UTF-8 bytes, or a string unpacked for the request at hand. */
-export type ViewText = Buffer | string;
+/** A view's JSON text kept packed, with its length in UTF-8 bytes. */
+export interface PackedView extends PackedText {
+  readonly bytes: number;
+}
+
+/**
+ * A view's JSON text: its UTF-8 bytes, or packed. A response writes either into its body
+ * (`writeViewText`), so a packed view is never a string of its own.
+ */
+export type ViewText = Buffer | PackedView;
+
+/** The text's length in UTF-8 bytes. */
+export function viewTextBytes(text: ViewText): number {
+  return Buffer.isBuffer(text) ? text.length : text.bytes;
+}
+
+/** Writes the text's UTF-8 into `out` at `at` (`out` has room); returns the bytes written. */
+export function writeViewText(text: ViewText, out: Buffer, at: number): number {
+  return Buffer.isBuffer(text) ? text.copy(out, at) : unpackInto(text, out, at);
+}
+
+/** The text as a string. */
+export function viewTextString(text: ViewText): string {
+  return Buffer.isBuffer(text) ? text.toString() : unpack(text);
+}
 
 /** A port's view at one version, as its text's bytes: among the most recently written or read. */
 interface TextEntry {
@@ -40,8 +64,8 @@ interface TextEntry {
   readonly text: Buffer;
 }
 
-/** The same, packed (~100,000 of them are kept, so it is its own `PackedText`: one object less). */
-interface PackedEntry extends PackedText {
+/** The same, packed (~100,000 of them are kept, so it is its own `PackedView`: one object less). */
+interface PackedEntry extends PackedView {
   readonly revision: number;
   readonly netQos: string | null;
 }
@@ -65,15 +89,15 @@ export class PortViewCache {
   }
 
   /**
-   * The text of exactly this version, or undefined: as bytes, or as a string when it was packed.
-   * A packed text is unpacked for every read and stays packed: turning it into bytes again would
-   * push another text out to be packed, on every read of a data set larger than the first bound.
+   * The text of exactly this version, or undefined: as bytes, or packed. A packed text stays
+   * packed when read: turning it into bytes again would push another text out to be packed, on
+   * every read of a data set larger than the first bound.
    */
   get(version: PortVersion): ViewText | undefined {
     const hot = this.texts.get(version.id);
     if (hot) return isVersion(hot, version) ? hot.text : undefined;
     const packed = this.packed.get(version.id);
-    return packed && isVersion(packed, version) ? this.packer.unpack(packed) : undefined;
+    return packed && isVersion(packed, version) ? packed : undefined;
   }
 
   /**
@@ -94,7 +118,7 @@ export class PortViewCache {
   private pack(id: string, { revision, netQos, group, text }: TextEntry): void {
     const referenceBytes = this.packer.size.bytes;
     const { reference, delta } = this.packer.pack(text.toString(), group);
-    const entry: PackedEntry = { revision, netQos, reference, delta };
+    const entry: PackedEntry = { revision, netQos, reference, delta, bytes: text.length };
     // A new reference counts against the same bound: one port per network would otherwise keep
     // whole texts as references without limit.
     this.packed.charge(this.packer.size.bytes - referenceBytes);
@@ -129,13 +153,12 @@ function bytesOf(text: string): Buffer {
   return buffer;
 }
 
-/**
- * A list as whole views' JSON texts, in list order, with their ids (for pagination links): as
- * UTF-8 bytes, or as strings where they were unpacked for this list.
- */
+/** A list as whole views' JSON texts, in list order, with their ids (for pagination links). */
 export interface ListedTexts {
   readonly ids: readonly string[];
   readonly texts: readonly ViewText[];
+  /** The service keeps this list and may answer the same query with this object again. */
+  readonly kept?: boolean;
 }
 
 /** A service that can answer some lists as texts (undefined: not this caller or query). */
@@ -143,7 +166,7 @@ export interface ListsAsTexts {
   listTexts(ctx: RequestContext, query: ListQuery): Promise<ListedTexts | undefined>;
 }
 
-/** A service that can answer some shows as a text, bytes or string (undefined: not this caller). */
+/** A service that can answer some shows as a text (undefined: not this caller). */
 export interface ShowsAsText {
   showText(ctx: RequestContext, id: string): Promise<ViewText | undefined>;
 }
