@@ -82,9 +82,8 @@ async function timed(samples: number, request: () => Promise<unknown>): Promise<
 }
 
 /**
- * A GET's whole answer, read and dropped: neither the client's JSON parser nor its garbage
- * collector (~0.5 ms and more for 100 ports; collecting the fill's heap, pauses of 5–10 ms) is
- * part of the server's latency.
+ * A GET's whole answer, read and dropped: neither the client's JSON parser nor the garbage of
+ * decoding 100 KB into a string (the client's own collections) is part of the server's latency.
  */
 async function answered(api: NeutronApi, path: string): Promise<void> {
   const { status, bytes } = await api.drained(path);
