@@ -8,7 +8,7 @@
  * - `GET /v2.0/ports?network_id=` and `?device_id=` latency (median, p99) over random targets,
  *   until the whole answer has arrived (not parsed: as ../shared/bench/api-bench.py times it);
  * - the whole port list, paginated 1,000 at a time as clients page it (seconds per full walk);
- * - the API server's RSS after that, and its peak;
+ * - the API server's memory after that: RSS and V8 heap used as they are, after a full GC, and peak RSS;
  * - start-up time of `serve` over the filled database (spawn → first answer);
  * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it,
  *   and the server's memory 5 s after each (the NB synced and watched): RSS and V8 heap used as
@@ -24,7 +24,6 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startOvnCentral } from '../../test/fixtures/ovn-central.js';
-import { statusKiB } from '../api/process-meter.js';
 import { intOption } from '../goals-report.js';
 import { runBench } from '../lab-run.js';
 import { BULK, fill } from './fill.js';
@@ -52,8 +51,8 @@ interface SizeResult {
   byNetwork: Summary;
   byDevice: Summary;
   listAll: Summary;
-  rssMiB: number;
-  peakRssMiB: number;
+  /** The API server's memory after the reads. */
+  readsMemory: CollectedMemory;
   startupSeconds: number;
   /** Seconds, and passes that failed before the one timed (see `fullPass`). */
   fullSyncEmpty: PassResult;
@@ -69,7 +68,6 @@ interface PassResult {
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
-const mib = (kib: number) => Math.round(kib / 102.4) / 10;
 
 async function timed(samples: number, request: () => Promise<unknown>): Promise<Summary> {
   const times: number[] = [];
@@ -110,23 +108,11 @@ async function walkAllPorts(api: NeutronApi): Promise<number> {
  * with how many failed before it in `failed`.
  */
 async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: string): Promise<PassResult> {
-  // The server inherits this process's environment (startServe), so the bench-only GC preload goes
-  // there for this one spawn.
-  const answerFile = gcAnswerFile(dir, label);
-  const saved = { ...process.env };
-  Object.assign(process.env, gcHookEnv(answerFile));
   // The API opens once the start-up pass is over (driver.ts), so the wait for it is the pass's.
-  const serve = await startServe({
-    repoRoot,
-    dir,
-    logFile: join(dir, `serve-${label}.log`),
+  const { serve, answerFile } = await startServeWithGcHook(dir, label, {
     logLevel: 'info',
     ovn,
     startupTimeoutMs: PASS_TIMEOUT_MS,
-  }).finally(() => {
-    delete process.env.OCTONET_BENCH_GC_FILE;
-    if (saved.NODE_OPTIONS === undefined) delete process.env.NODE_OPTIONS;
-    else process.env.NODE_OPTIONS = saved.NODE_OPTIONS;
   });
   try {
     const log = new LogFollower(serve);
@@ -141,15 +127,38 @@ async function fullPass(dir: string, ovn: { nb: string; sb: string }, label: str
   }
 }
 
+/**
+ * `serve` with the bench-only GC preload, whose answers go to the returned file (`gc-memory.ts`).
+ * The server inherits this process's environment (startServe), so the preload goes there for this
+ * one spawn.
+ */
+async function startServeWithGcHook(
+  dir: string,
+  label: string,
+  options: Omit<Parameters<typeof startServe>[0], 'repoRoot' | 'dir' | 'logFile'>,
+): Promise<{ serve: Awaited<ReturnType<typeof startServe>>; answerFile: string }> {
+  const answerFile = gcAnswerFile(dir, label);
+  const saved = { ...process.env };
+  Object.assign(process.env, gcHookEnv(answerFile));
+  const serve = await startServe({ repoRoot, dir, logFile: join(dir, `serve-${label}.log`), ...options }).finally(
+    () => {
+      delete process.env.OCTONET_BENCH_GC_FILE;
+      if (saved.NODE_OPTIONS === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved.NODE_OPTIONS;
+    },
+  );
+  return { serve, answerFile };
+}
+
 async function measure(ports: number, perNetwork: number, samples: number): Promise<SizeResult> {
   const progress = (line: string) => process.stderr.write(`bench:scale ${ports}: ${line}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'octonet-scale-'));
   try {
-    const serve = await startServe({ repoRoot, dir, logFile: join(dir, 'serve.log'), logLevel: 'warn' });
+    const { serve, answerFile } = await startServeWithGcHook(dir, 'reads', { logLevel: 'warn' });
     const api = new NeutronApi(serve.baseUrl);
     let filled: Awaited<ReturnType<typeof fill>>;
     let byNetwork: Summary, byDevice: Summary, listAll: Summary;
-    let rss: number, peak: number;
+    let readsMemory: CollectedMemory;
     try {
       filled = await fill(api, ports, perNetwork, progress);
       progress(`filled in ${filled.seconds.toFixed(1)} s; reading`);
@@ -162,9 +171,8 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       progress(`list all: median ${(listAll.median / 1000).toFixed(2)} s`);
       // Every port plus one DHCP port per network would be more than asked: octonet (like ML2/OVN) has none.
       if (walked < ports) throw new Error(`the paginated list gave ${walked} ports of ${ports}`);
-      rss = statusKiB(serve.pid, 'VmRSS');
-      peak = statusKiB(serve.pid, 'VmHWM');
-      progress(`RSS ${mib(rss)} MiB, peak ${mib(peak)} MiB`);
+      readsMemory = await collectedMemory(serve.pid, answerFile);
+      progress(memoryLine(readsMemory));
     } finally {
       api.close();
       await serve.stop();
@@ -201,8 +209,7 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       byNetwork,
       byDevice,
       listAll,
-      rssMiB: mib(rss),
-      peakRssMiB: mib(peak),
+      readsMemory,
       startupSeconds,
       fullSyncEmpty,
       fullSyncComplete,
@@ -233,7 +240,10 @@ function table(results: readonly SizeResult[]): string {
     ['GET ports?network_id= median / p99 ms', (r) => `${f(r.byNetwork.median, 2)} / ${f(r.byNetwork.p99, 2)}`],
     ['GET ports?device_id= median / p99 ms', (r) => `${f(r.byDevice.median, 2)} / ${f(r.byDevice.p99, 2)}`],
     [`list all, pages of ${PAGE}, median s`, (r) => f(r.listAll.median / 1000, 2)],
-    ['API server RSS / peak MiB', (r) => `${f(r.rssMiB)} / ${f(r.peakRssMiB)}`],
+    [
+      'API server after the reads: RSS / heap used; after a full GC: RSS / live heap; peak RSS MiB',
+      (r) => memoryCell(r.readsMemory),
+    ],
     ['start-up (spawn → first answer) s', (r) => f(r.startupSeconds, 2)],
     ['full sync into an empty NB s', (r) => pass(r.fullSyncEmpty)],
     ['full sync over a complete NB s', (r) => pass(r.fullSyncComplete)],
