@@ -12,10 +12,9 @@
  * packages, not root), every test is skipped with the reason.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { ANCHOR_START, stopAnchor } from '../fixtures/anchor.js';
+import { ANCHOR_START, startAnchor, stopAnchor } from '../fixtures/anchor.js';
 import { useApi } from '../fixtures/api.js';
 import { NeutronClient, type NeutronObject } from '../../src/mgmtnet/neutron-client.js';
 import { applySpec, deleteSpec } from '../../src/mgmtnet/reconcile.js';
@@ -34,11 +33,10 @@ async function answering(): Promise<boolean> {
 /** Starts the anchor if needed: `{started}` or `{skip: reason}`. */
 async function ensureAnchor(): Promise<{ started: boolean } | { skip: string }> {
   if (await answering()) return { started: false };
-  const start = ANCHOR_START;
-  if (!existsSync(start)) return { skip: `no anchor at ${start}` };
+  if (!existsSync(ANCHOR_START)) return { skip: `no anchor at ${ANCHOR_START}` };
   if (process.getuid?.() !== 0) return { skip: 'the anchor needs root (it runs PostgreSQL as the postgres user)' };
   try {
-    execFileSync(start, { stdio: 'pipe', timeout: 300_000 });
+    startAnchor();
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? '')
       .trim()

@@ -46,7 +46,7 @@ export interface Reference {
 const SEPARATOR = '\u0001';
 const SEPARATOR_CODE = 1;
 const NON_ASCII = /[^\u0000-\u007f]/;
-/** Runs of the reference at least this long are copied natively (measured: 128 as fast as 32–256, fewer views). */
+/** Runs of the reference longer than this are copied natively (measured: 128 as fast as 32–256, fewer views). */
 const NATIVE_COPY_MIN = 128;
 /** Indexes and prefix lengths are written as one UTF-16 code unit each. */
 const MAX_CODE = 0xffff;
