@@ -9,6 +9,7 @@
  *   until the whole answer has arrived (not parsed: as ../shared/bench/api-bench.py times it);
  * - the whole port list, paginated 1,000 at a time as clients page it (seconds per full walk);
  * - the API server's memory after that: RSS and V8 heap used as they are, after a full GC, and peak RSS;
+ *   then its RSS over 90 s with no request (V8 gives back what the fill grew only once idle);
  * - start-up time of `serve` over the filled database (spawn → first answer);
  * - the full OVN pass into an empty NB, and over the complete NB (a restart), as octonet logs it,
  *   and the server's memory 5 s after each (the NB synced and watched): RSS and V8 heap used as
@@ -29,6 +30,7 @@ import { runBench } from '../lab-run.js';
 import { BULK, fill } from './fill.js';
 import { collectedMemory, gcAnswerFile, gcHookEnv, type CollectedMemory } from './gc-memory.js';
 import { NeutronApi } from '../ovn/neutron-api.js';
+import { statusKiB } from '../api/process-meter.js';
 import { LogFollower, startServe, type LogLine } from '../ovn/octonet-serve.js';
 import { now, summarize, type Summary } from '../ovn/stats.js';
 
@@ -38,6 +40,13 @@ const SUMMARY = ['OVN NB brought in line with the database', 'OVN NB matches the
 const PASS_TIMEOUT_MS = 1_800_000;
 /** How long the server idles after its start-up pass before its memory is read (echoes settle). */
 const SETTLE_MS = 5_000;
+/**
+ * How long the server is left idle after the reads before its RSS is read again: V8's memory
+ * reducer compacts the heap only once the allocation rate has stayed low for a while (after a
+ * 100,000-port fill it took 40–50 s here), which no request-driven reading shows.
+ */
+const IDLE_MS = 90_000;
+const IDLE_SAMPLE_MS = 5_000;
 
 interface SizeResult {
   ports: number;
@@ -53,6 +62,8 @@ interface SizeResult {
   listAll: Summary;
   /** The API server's memory after the reads. */
   readsMemory: CollectedMemory;
+  /** Its RSS every `IDLE_SAMPLE_MS` while idle after the reads (`idleRss`), MiB. */
+  idleRssMiB: number[];
   startupSeconds: number;
   /** Seconds, and passes that failed before the one timed (see `fullPass`). */
   fullSyncEmpty: PassResult;
@@ -150,6 +161,16 @@ async function startServeWithGcHook(
   return { serve, answerFile };
 }
 
+/** The server's RSS (MiB) every `IDLE_SAMPLE_MS` over `IDLE_MS` with no request. */
+async function idleRss(pid: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let waited = 0; waited < IDLE_MS; waited += IDLE_SAMPLE_MS) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+    samples.push(Math.round(statusKiB(pid, 'VmRSS') / 1024));
+  }
+  return samples;
+}
+
 async function measure(ports: number, perNetwork: number, samples: number): Promise<SizeResult> {
   const progress = (line: string) => process.stderr.write(`bench:scale ${ports}: ${line}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'octonet-scale-'));
@@ -159,6 +180,7 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
     let filled: Awaited<ReturnType<typeof fill>>;
     let byNetwork: Summary, byDevice: Summary, listAll: Summary;
     let readsMemory: CollectedMemory;
+    let idleRssMiB: number[];
     try {
       filled = await fill(api, ports, perNetwork, progress);
       progress(`filled in ${filled.seconds.toFixed(1)} s; reading`);
@@ -173,6 +195,8 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       if (walked < ports) throw new Error(`the paginated list gave ${walked} ports of ${ports}`);
       readsMemory = await collectedMemory(serve.pid, answerFile);
       progress(memoryLine(readsMemory));
+      idleRssMiB = await idleRss(serve.pid);
+      progress(`RSS every ${IDLE_SAMPLE_MS / 1000} s while idle: ${idleRssMiB.join(', ')} MiB`);
     } finally {
       api.close();
       await serve.stop();
@@ -210,6 +234,7 @@ async function measure(ports: number, perNetwork: number, samples: number): Prom
       byDevice,
       listAll,
       readsMemory,
+      idleRssMiB,
       startupSeconds,
       fullSyncEmpty,
       fullSyncComplete,
@@ -243,6 +268,10 @@ function table(results: readonly SizeResult[]): string {
     [
       'API server after the reads: RSS / heap used; after a full GC: RSS / live heap; peak RSS MiB',
       (r) => memoryCell(r.readsMemory),
+    ],
+    [
+      `API server idle after the reads: RSS at ${IDLE_MS / 1000} s (lowest) MiB`,
+      (r) => `${r.idleRssMiB.at(-1)} (${Math.min(...r.idleRssMiB)})`,
     ],
     ['start-up (spawn → first answer) s', (r) => f(r.startupSeconds, 2)],
     ['full sync into an empty NB s', (r) => pass(r.fullSyncEmpty)],

@@ -125,6 +125,8 @@ interface Running {
   pid: number;
   baseUrl: string;
   logFile: string;
+  /** Whether the server died (an out-of-memory abort under `--node-args=--max-old-space-size=…`). */
+  hasExited(): boolean;
   stop(): Promise<void>;
 }
 
@@ -165,6 +167,7 @@ async function serve(dir: string, label: string, ovn?: { nb: string; sb: string 
     pid: child.pid!,
     baseUrl: `http://127.0.0.1:${port}`,
     logFile,
+    hasExited: () => child.exitCode !== null || child.signalCode !== null,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killGroup(child.pid!, 'SIGTERM');
@@ -221,6 +224,7 @@ async function onePass(dir: string, label: string, cpuProf: boolean, perf: boole
       await sleep(200);
       const records = logRecords(server.logFile);
       summary = records.find((r) => SUMMARY.includes(r.msg));
+      if (!summary && server.hasExited()) throw new Error(`serve exited before its full pass: ${server.logFile}`);
       if (Date.now() - started > 1_800_000) throw new Error('no full pass within 30 minutes');
     }
     const cpu: Record<string, number> = { octonet: cpuSeconds(server.pid) };

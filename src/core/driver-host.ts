@@ -102,7 +102,7 @@ export function createResourceReader(services: Services): ResourceReader {
       const [networks, allSubnets, allPorts, groups, routers, floatingIps] = await Promise.all([
         listNetworkRecords({ store: services.deps.store, projectId: null }, EMPTY_LIST_QUERY, TRUE),
         services.subnets.list(ctx, EMPTY_LIST_QUERY),
-        services.ports.list(ctx, EMPTY_LIST_QUERY),
+        services.ports.allStates(),
         services.securityGroups.list(ctx, EMPTY_LIST_QUERY),
         services.routers.states(),
         services.floatingIps.states(),
@@ -110,7 +110,7 @@ export function createResourceReader(services: Services): ResourceReader {
       return {
         networks: networks.records.map(networkOf),
         subnets: allSubnets.map(subnetState),
-        ports: allPorts.map(portState),
+        ports: allPorts,
         securityGroups: groups.map(securityGroupState),
         routers,
         floatingIps,

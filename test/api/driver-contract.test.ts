@@ -74,6 +74,10 @@ class MirrorDriver implements MechanismDriver {
     else this.ports.set(context.current.id, context.current.revision_number);
   }
 
+  reader(): DriverHost['reader'] {
+    return this.host!.reader;
+  }
+
   /** The level-triggered pass: the database as the reader shows it is the truth. */
   async repair(): Promise<void> {
     const snapshot = await this.host!.reader.snapshot();
@@ -193,6 +197,32 @@ for (const backend of BACKENDS) {
 
       await mirror.repair();
       assert.equal(mirror.ports.get(port.id), port.revision_number);
+    });
+
+    it("gives a full pass every port, read a page at a time, with the API's values", async () => {
+      const { network } = await networkWithSubnet('10.62.0.0/24');
+      const ports = Array.from({ length: 7 }, (_, i) => ({ network_id: network, name: `paged-${i}` }));
+      assert.equal((await member.post('/v2.0/ports', { ports })).status, 201);
+      const listed: Record<string, unknown>[] = (await api.admin.get(`/v2.0/ports?network_id=${network}`)).body.ports;
+      const everyPort = (await api.admin.get('/v2.0/ports?fields=id')).body.ports.map((p: { id: string }) => p.id);
+      // Pages of one, pages that end exactly at the last port, pages across it, and one page.
+      for (const pageSize of [1, 7, 3, 1000]) {
+        const states = await api.server.services.ports.allStates(pageSize);
+        assert.deepEqual(
+          states.map((s) => s.id).sort(),
+          [...everyPort].sort(),
+          `every port once, pages of ${pageSize}`,
+        );
+        const mine = states.filter((s) => s.network_id === network);
+        assert.equal(mine.length, 7);
+        for (const state of mine)
+          assertSameState(
+            state,
+            listed.find((p) => p.id === state.id)!,
+          );
+      }
+      const snapshot = await mirror.reader().snapshot();
+      assert.deepEqual(snapshot.ports.map((p) => p.id).sort(), [...everyPort].sort());
     });
 
     it('gives precommit the state the API returns: networks, subnets and ports', async () => {

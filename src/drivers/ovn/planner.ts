@@ -34,9 +34,10 @@ const revisionOf = (externalIds: Readonly<Record<string, string>>): number =>
 /** The columns of `desired` whose value differs from `actual`'s. */
 export function changedColumns(desired: object, actual: object | undefined): Record<string, unknown> {
   const changed: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(desired)) {
+  for (const column in desired) {
+    const value = (desired as Record<string, RowValue>)[column];
     const have = actual ? (actual as Record<string, RowValue>)[column] : undefined;
-    if (!valuesEqual(value as RowValue, have)) changed[column] = value;
+    if (!valuesEqual(value, have)) changed[column] = value;
   }
   return changed;
 }
@@ -170,15 +171,20 @@ function updateSwitchPort(
   dhcpv4: string | NamedUuid | null,
   dhcpv6: string | NamedUuid | null,
 ): Operation[] {
-  const desired = switchPortRow(lsp, dhcpv4, dhcpv6) as Record<string, unknown>;
-  // A uuid-name stands for a row inserted in this transaction: always a change.
-  const named = Object.entries(desired).filter(([, value]) => value instanceof NamedUuid);
-  const changed = changedColumns(
-    Object.fromEntries(Object.entries(desired).filter(([, v]) => !(v instanceof NamedUuid))),
-    actual,
-  );
-  for (const [column, value] of named) changed[column] = value;
-  if (Object.keys(changed).length === 0) return [];
+  const desired = switchPortRow(lsp, dhcpv4, dhcpv6) as Record<string, RowValue | NamedUuid>;
+  const have = actual as unknown as Record<string, RowValue>;
+  // One loop, no copies: every port is planned again once its write is answered (drift-checks.ts).
+  const changed: Record<string, unknown> = {};
+  let any = false;
+  for (const column in desired) {
+    const value = desired[column] as RowValue | NamedUuid;
+    // A uuid-name stands for a row inserted in this transaction: always a change.
+    if (value instanceof NamedUuid || !valuesEqual(value, have[column])) {
+      changed[column] = value;
+      any = true;
+    }
+  }
+  if (!any) return [];
   return [{ op: 'update', table: 'Logical_Switch_Port', where: [byUuid(actual._uuid)], row: changed }];
 }
 

@@ -207,6 +207,40 @@ describe('Replica', () => {
     assert.equal(replica.findOne('Logical_Switch', 'ports', uuid(499))?._uuid, SW);
   });
 
+  it('keeps set and name indexes right through modifies that change one column or the other', () => {
+    const replica = new Replica<NbTables>();
+    const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const SW2 = '35c594a7-7f98-4d0a-8c5f-eb33981726d0';
+    const asSet = (ids: readonly string[]) => ['set', ids.map((id) => ['uuid', id])];
+    replica.replace(nb, MONITORED, {
+      Logical_Switch: {
+        [SW]: { initial: { name: 'a', ports: asSet([uuid(0), uuid(1)]) } },
+        [SW2]: { initial: { name: 'b', ports: asSet([uuid(1), uuid(2)]) } },
+      },
+    });
+    // Both indexes exist before the modifies, so every modify below goes through them.
+    assert.equal(replica.findOne('Logical_Switch', 'name', 'a')?._uuid, SW);
+    assert.equal(replica.findBy('Logical_Switch', 'ports', uuid(1)).length, 2);
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let step = 0; step < 300; step++) {
+      const target = random(2) === 0 ? SW : SW2;
+      const modify: Record<string, unknown> =
+        random(4) === 0
+          ? { name: `n${step}` }
+          : { ports: asSet([...new Set(Array.from({ length: 1 + random(4) }, () => uuid(random(12))))]) };
+      replica.applyUpdate2({ Logical_Switch: { [target]: { modify } } });
+      for (let i = 0; i < 12; i++) {
+        const holding = [...replica.table('Logical_Switch').values()].filter((row) => row.ports.includes(uuid(i)));
+        const found = replica.findBy('Logical_Switch', 'ports', uuid(i)).map((row) => row._uuid);
+        assert.deepEqual(found.sort(), holding.map((row) => row._uuid).sort(), `step ${step}, port ${i}`);
+      }
+      for (const row of replica.table('Logical_Switch').values()) {
+        assert.equal(replica.findOne('Logical_Switch', 'name', row.name)?._uuid, row._uuid, `step ${step}`);
+      }
+    }
+  });
+
   it('finds rows by one key of a map column, and follows rows sharing a value as they come and go', () => {
     const replica = replicaWithPort();
     const byX = (value: string) =>

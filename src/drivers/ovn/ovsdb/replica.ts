@@ -54,6 +54,16 @@ type ColumnIndex = Map<AtomValue, IndexEntry>;
 const SMALL_ENTRY = 8;
 /** What an index is over: a column's values, or the values one key has in a map column. */
 type IndexOf = (row: GenericRow) => readonly AtomValue[];
+/**
+ * An index with what it is over. `elementsOf` is set for an index of a set column's own elements:
+ * a `modify` of that column names the elements it toggles, so only those are re-indexed.
+ */
+interface BuiltIndex {
+  readonly index: ColumnIndex;
+  readonly keysOf: IndexOf;
+  readonly column: string;
+  readonly elementsOf?: ColumnSchema;
+}
 
 /** Which columns of which tables a replica holds, as resolved against the server's schema. */
 export type MonitoredColumns = ReadonlyMap<string, readonly string[]>;
@@ -114,6 +124,13 @@ function applyColumnDiff(column: ColumnSchema, old: RowValue | undefined, diff: 
 function indexKeys(value: RowValue | undefined): readonly AtomValue[] {
   if (value === null || value === undefined) return [];
   return Array.isArray(value) ? (value as AtomValue[]) : [value as AtomValue];
+}
+
+/** Whether an index entry holds this uuid. */
+function entryHas(entry: IndexEntry | undefined, uuid: string): boolean {
+  if (entry === undefined) return false;
+  if (typeof entry === 'string') return entry === uuid;
+  return Array.isArray(entry) ? entry.includes(uuid) : entry.has(uuid);
 }
 
 /** The uuids an index entry holds. */
@@ -181,7 +198,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
   private schema: DatabaseSchema | undefined;
   private monitored: MonitoredColumns = new Map();
   /** table → column (or `column:key` of a map) → index, for what someone asked `findBy` about. */
-  private readonly indexes = new Map<string, Map<string, { index: ColumnIndex; keysOf: IndexOf }>>();
+  private readonly indexes = new Map<string, Map<string, BuiltIndex>>();
   private readonly pool = new StringPool();
   private rowCount = 0;
   /** Tables whose rows monitored columns refer to: their uuids are pooled. */
@@ -298,7 +315,7 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
       else if (old) rows.delete(uuid);
       else return;
       this.rowCount += (row ? 1 : 0) - (old ? 1 : 0);
-      this.reindex(table.name, uuid, old, row);
+      this.reindex(table.name, uuid, old, row, update.modify);
       if (!old) changes.push({ table: table.name, uuid, kind: 'insert', row: row! });
       else if (!row) changes.push({ table: table.name, uuid, kind: 'delete', old });
       else changes.push({ table: table.name, uuid, kind: 'modify', row, old });
@@ -397,17 +414,46 @@ export class Replica<T extends TableRowTypes = DefaultTables> {
     const column = this.schema?.tables.get(tableName)?.columns.get(columnName);
     const monitored = columnName === '_uuid' || this.monitored.get(tableName)?.includes(columnName);
     if (!column || !monitored) throw new OvsdbSchemaError(`${tableName}.${columnName} is not monitored`);
-    const built = { index: new Map() as ColumnIndex, keysOf: keysOf(column) };
+    const built: BuiltIndex = {
+      index: new Map(),
+      keysOf: keysOf(column),
+      column: columnName,
+      ...(name === columnName && column.kind === 'set' ? { elementsOf: column } : {}),
+    };
     for (const [uuid, row] of this.tables.get(tableName) ?? []) addToIndex(built.index, built.keysOf(row), uuid);
     if (!byColumn) this.indexes.set(tableName, (byColumn = new Map()));
     byColumn.set(name, built);
     return built.index;
   }
 
-  private reindex(tableName: string, uuid: string, old: GenericRow | undefined, row: GenericRow | undefined): void {
+  /**
+   * Moves the row's entries in the table's indexes. A `modify` (`changed`: its row diff) touches
+   * only the indexes of the columns it changed, and a set column's index only at the elements it
+   * toggled: a port group holding every port (100,000) gains thousands in one transaction, and
+   * comparing its whole old and new member lists cost ~230 MB of garbage and ~1 s of CPU over a
+   * full pass into an empty NB.
+   */
+  private reindex(
+    tableName: string,
+    uuid: string,
+    old: GenericRow | undefined,
+    row: GenericRow | undefined,
+    changed?: Record<string, unknown>,
+  ): void {
     const byColumn = this.indexes.get(tableName);
     if (!byColumn) return;
-    for (const { index, keysOf } of byColumn.values()) {
+    for (const { index, keysOf, column, elementsOf } of byColumn.values()) {
+      if (changed && old && row) {
+        if (!(column in changed)) continue;
+        if (elementsOf) {
+          // An element is in the old set exactly when the index lists this row under it.
+          for (const element of new Set(decodeValue(elementsOf, changed[column]) as AtomValue[])) {
+            if (entryHas(index.get(element), uuid)) removeFromIndex(index, element, uuid);
+            else addToIndex(index, [element], uuid);
+          }
+          continue;
+        }
+      }
       const before = old ? keysOf(old) : [];
       const after = row ? keysOf(row) : [];
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
