@@ -31,13 +31,17 @@ const byName = (name: string): Condition => ['name', '==', name];
 const revisionOf = (externalIds: Readonly<Record<string, string>>): number =>
   Number(externalIds['neutron:revision_number'] ?? -1);
 
-/** The columns of `desired` whose value differs from `actual`'s. */
+/**
+ * The columns of `desired` whose value differs from `actual`'s. A uuid-name stands for a row
+ * inserted in this transaction: always a change. One loop, no copies: every port is planned again
+ * once its write is answered (drift-checks.ts).
+ */
 export function changedColumns(desired: object, actual: object | undefined): Record<string, unknown> {
   const changed: Record<string, unknown> = {};
   for (const column in desired) {
-    const value = (desired as Record<string, RowValue>)[column];
+    const value = (desired as Record<string, RowValue | NamedUuid>)[column];
     const have = actual ? (actual as Record<string, RowValue>)[column] : undefined;
-    if (!valuesEqual(value, have)) changed[column] = value;
+    if (value instanceof NamedUuid || !valuesEqual(value, have)) changed[column] = value;
   }
   return changed;
 }
@@ -171,20 +175,8 @@ function updateSwitchPort(
   dhcpv4: string | NamedUuid | null,
   dhcpv6: string | NamedUuid | null,
 ): Operation[] {
-  const desired = switchPortRow(lsp, dhcpv4, dhcpv6) as Record<string, RowValue | NamedUuid>;
-  const have = actual as unknown as Record<string, RowValue>;
-  // One loop, no copies: every port is planned again once its write is answered (drift-checks.ts).
-  const changed: Record<string, unknown> = {};
-  let any = false;
-  for (const column in desired) {
-    const value = desired[column] as RowValue | NamedUuid;
-    // A uuid-name stands for a row inserted in this transaction: always a change.
-    if (value instanceof NamedUuid || !valuesEqual(value, have[column])) {
-      changed[column] = value;
-      any = true;
-    }
-  }
-  if (!any) return [];
+  const changed = changedColumns(switchPortRow(lsp, dhcpv4, dhcpv6), actual);
+  if (Object.keys(changed).length === 0) return [];
   return [{ op: 'update', table: 'Logical_Switch_Port', where: [byUuid(actual._uuid)], row: changed }];
 }
 
